@@ -1,0 +1,11 @@
+"""Mongo and Redis access for the reference servers, the seed loader and a local backend runner.
+
+Importing this package opens no connection; clients are created lazily where they are used.
+"""
+
+DEFAULT_MONGO_URL = "mongodb://127.0.0.1:27017/test"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+DB_NAME = "test"
+COLLECTION = "user"
+REDIS_KEY = "name"

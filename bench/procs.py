@@ -1,0 +1,81 @@
+"""Child processes that never outlive the benchmark: bounded runs and process-group kills."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+
+import psutil
+
+
+@dataclass
+class Completed:
+    argv: list[str]
+    returncode: int | None
+    stdout: str
+    stderr: str
+    seconds: float
+    timed_out: bool = False
+
+
+def kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_bounded(argv: list[str], timeout: float, env: dict[str, str] | None = None,
+                cwd: str | None = None) -> Completed:
+    """Run argv in its own process group; kill the group after timeout s or on any exception."""
+    started = time.monotonic()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
+                            start_new_session=True, env=env, cwd=cwd)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+        return Completed(argv, proc.returncode, stdout, stderr, time.monotonic() - started)
+    except subprocess.TimeoutExpired:
+        kill_group(proc.pid)
+        stdout, stderr = proc.communicate()
+        return Completed(argv, None, stdout, stderr, time.monotonic() - started, timed_out=True)
+    except BaseException:
+        kill_group(proc.pid)
+        proc.wait()
+        raise
+
+
+def stop_tree(proc: subprocess.Popen, grace: float = 5.0) -> tuple[str, list[int]]:
+    """SIGTERM the process, wait grace s, then SIGKILL its group and every survivor of its tree.
+
+    Returns how it stopped ("exited N", "killed") and the pids that had to be killed.
+    """
+    if proc.poll() is not None:
+        kill_group(proc.pid)  # leftover workers of a process that already exited
+        return f"exited {proc.returncode}", []
+    try:
+        tree = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(recursive=True)]
+    except psutil.NoSuchProcess:
+        tree = []
+    proc.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        pass
+    _, alive = psutil.wait_procs(tree, timeout=max(0.0, deadline - time.monotonic()))
+    killed = [p.pid for p in alive]
+    if proc.poll() is None or alive:
+        kill_group(proc.pid)
+        for p in alive:
+            try:
+                p.kill()
+            except psutil.NoSuchProcess:
+                pass
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            pass
+        return "killed after SIGTERM timeout", killed or [proc.pid]
+    return f"exited {proc.returncode}", []

@@ -1,0 +1,171 @@
+"""The one result schema: a Measurement parsed from a load tool, a Result per run, JSON Lines I/O.
+
+A Result is written for every planned run, also for the ones that failed (status "failed" with
+the reason), so that a stack that breaks under load shows up with its errors instead of vanishing.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Iterable, Iterator
+
+SCHEMA_VERSION = 1
+PERCENTILES = ("p50", "p90", "p95", "p99", "p99.9")
+LATENCY_KEYS = (*PERCENTILES, "max", "mean")
+ERROR_KINDS = ("connect", "read", "write", "timeout", "other")
+
+
+def empty_errors() -> dict[str, int]:
+    return {kind: 0 for kind in ERROR_KINDS}
+
+
+def empty_latency() -> dict[str, float | None]:
+    return {key: None for key in LATENCY_KEYS}
+
+
+@dataclass
+class Measurement:
+    """What one load tool run says: counts, rates, latency (ms), errors by kind.
+
+    requests counts completed responses of any status; errors are requests that got no response
+    (socket errors, timeouts). A latency the tool does not give (ab and hey have no p99.9) is None.
+    """
+
+    requests: int = 0
+    duration_s: float = 0.0
+    requests_per_s: float = 0.0
+    latency_ms: dict[str, float | None] = field(default_factory=empty_latency)
+    errors: dict[str, int] = field(default_factory=empty_errors)
+    non_2xx: int = 0
+    status_codes: dict[str, int] = field(default_factory=dict)
+    success_ratio: float | None = None
+    error_samples: list[str] = field(default_factory=list)
+
+    @property
+    def errors_total(self) -> int:
+        return sum(self.errors.values())
+
+    def finish(self) -> "Measurement":
+        """Fill success_ratio from the counts when the tool did not give one."""
+        if self.success_ratio is None:
+            attempted = self.requests + self.errors_total
+            ok = self.requests - self.non_2xx
+            self.success_ratio = round(ok / attempted, 6) if attempted else 0.0
+        return self
+
+
+@dataclass
+class Result:
+    """One run: which stack and route, which tool and load, what it measured, on what machine."""
+
+    # the stack
+    entrypoint: str
+    language: str = ""
+    framework: str = ""
+    server: str = ""
+    model: str = ""
+    tags: list[str] = field(default_factory=list)
+    dev_only: bool = False
+    dev_only_reason: str = ""
+    workers: int | None = None
+    # the route
+    operation: str = ""
+    path: str = ""
+    url: str = ""
+    ids: str = ""  # "random 1..N" (wrk, vegeta), "fixed K" (ab, hey) or "" for routes without id
+    # the load
+    tool: str = ""
+    tool_version: str = ""
+    connections: int | None = None
+    threads: int | None = None
+    rate: float | None = None  # offered requests/s of an open-loop run
+    loop: str = "closed"  # "closed" (N connections, each waits for its answer) or "open" (constant rate)
+    keepalive: bool = True
+    duration_s: float = 0.0
+    requests_target: int | None = None
+    # what was measured
+    requests: int = 0
+    requests_per_s: float = 0.0
+    latency_ms: dict[str, float | None] = field(default_factory=empty_latency)
+    errors: dict[str, int] = field(default_factory=empty_errors)
+    errors_total: int = 0
+    non_2xx: int = 0
+    status_codes: dict[str, int] = field(default_factory=dict)
+    success_ratio: float | None = None
+    error_samples: list[str] = field(default_factory=list)
+    server_cpu_s: float | None = None
+    cpu_per_request_ms: float | None = None
+    server_peak_rss_mb: float | None = None
+    # the context
+    status: str = "ok"  # "ok" or "failed" (then failure says why)
+    failure: str = ""
+    notes: list[str] = field(default_factory=list)
+    target: str = ""  # the --target URL when the server was started elsewhere
+    pinning: dict = field(default_factory=dict)
+    machine: dict = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
+    preset: str = ""
+    repeat: int = 0
+    repeats: int = 1
+    raw_output: str = ""  # file name of the tool's raw output, relative to the results file
+    timestamp: str = ""
+    schema_version: int = SCHEMA_VERSION
+
+    def apply(self, m: Measurement) -> "Result":
+        m.finish()
+        self.requests, self.duration_s, self.requests_per_s = m.requests, m.duration_s, m.requests_per_s
+        self.latency_ms = dict(m.latency_ms)
+        self.errors = dict(m.errors)
+        self.errors_total = m.errors_total
+        self.non_2xx, self.status_codes = m.non_2xx, dict(m.status_codes)
+        self.success_ratio = m.success_ratio
+        self.error_samples = list(m.error_samples)[:5]
+        return self
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def label(self) -> str:
+        return f"{self.entrypoint} {self.operation}"
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=False)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Result":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def append(path: Path, result: Result) -> None:
+    """Append one result and flush, so an interrupted benchmark keeps what it measured."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(result.to_json() + "\n")
+        fh.flush()
+
+
+def write(path: Path, results: Iterable[Result]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as fh:
+        for result in results:
+            fh.write(result.to_json() + "\n")
+
+
+def read(path: Path) -> list[Result]:
+    return list(iter_results(path))
+
+
+def iter_results(path: Path) -> Iterator[Result]:
+    with Path(path).open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                yield Result.from_dict(json.loads(line))
+            except (json.JSONDecodeError, TypeError) as exc:
+                raise ValueError(f"{path}:{number}: not a bench result line ({exc})") from None

@@ -1,0 +1,24 @@
+"""The load tools: one module each (wrk, ab, hey, vegeta), each builds its command and parses its output.
+
+TOOLS maps a tool name to its class; get(name) returns an instance. Nothing here starts a server.
+"""
+from __future__ import annotations
+
+from bench.tools.ab import Ab
+from bench.tools.base import LoadSpec, Tool, ToolMissing, Unsupported
+from bench.tools.hey import Hey
+from bench.tools.vegeta import Vegeta
+from bench.tools.wrk import Wrk
+
+TOOLS: dict[str, type[Tool]] = {"wrk": Wrk, "ab": Ab, "hey": Hey, "vegeta": Vegeta}
+DEFAULT_TOOL = "wrk"
+
+
+def get(name: str) -> Tool:
+    try:
+        return TOOLS[name]()
+    except KeyError:
+        raise KeyError(f"unknown tool {name!r}; one of {', '.join(TOOLS)}") from None
+
+
+__all__ = ["TOOLS", "DEFAULT_TOOL", "get", "LoadSpec", "Tool", "ToolMissing", "Unsupported"]

@@ -1,0 +1,113 @@
+"""What every load tool adapter offers, and the load it is asked to apply (LoadSpec)."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.schema import Measurement
+
+
+class ToolMissing(RuntimeError):
+    """The tool's binary is not installed; the message says how to install it."""
+
+
+class Unsupported(ValueError):
+    """The tool cannot apply this load (e.g. wrk cannot close connections from the client side)."""
+
+
+@dataclass
+class LoadSpec:
+    """One load to apply to base_url + path (a template with {id} for per-user routes)."""
+
+    base_url: str
+    path: str
+    connections: int = 50
+    threads: int | None = None
+    duration_s: float = 10.0
+    requests: int | None = None  # ab (and hey): a request count instead of a duration
+    rate: float | None = None  # vegeta: constant request rate (open loop)
+    keepalive: bool = True
+    timeout_s: float = 5.0
+    users: int = 1000  # ids are drawn over 1..users
+    fixed_id: int = 1  # the id of tools that send one URL only
+    workdir: Path = Path(".")
+    stem: str = "run"  # file name prefix of scripts, targets and outputs in workdir
+
+    @property
+    def has_id(self) -> bool:
+        return "{id}" in self.path
+
+    def fixed_url(self) -> str:
+        return self.base_url + self.path.replace("{id}", str(self.fixed_id))
+
+    def file(self, suffix: str) -> Path:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        return self.workdir / f"{self.stem}{suffix}"
+
+
+class Tool:
+    """A load tool adapter; subclasses set name, binary_name, install and implement the rest."""
+
+    name = ""
+    binary_name = ""
+    install = ""
+    random_ids = False  # True when the tool draws a new id per request
+    supports_close = True
+    supports_rate = False
+    supports_closed_loop = True
+
+    def binary(self) -> str:
+        found = shutil.which(self.binary_name)
+        if found:
+            return found
+        raise ToolMissing(f"{self.binary_name} not found: {self.install}")
+
+    def version(self) -> str:
+        raise NotImplementedError
+
+    def check(self, spec: LoadSpec) -> None:
+        """Raise Unsupported when this tool cannot apply spec as asked."""
+        if not spec.keepalive and not self.supports_close:
+            raise Unsupported(f"{self.name} cannot close connections from the client side "
+                              f"(a 'Connection: close' header only asks the server to); "
+                              f"use --tool ab, hey or vegeta for --close")
+        if spec.rate and not self.supports_rate:
+            raise Unsupported(f"{self.name} has no constant-rate (open-loop) mode; use --tool vegeta for --rate")
+        if not spec.rate and not self.supports_closed_loop:
+            raise Unsupported(f"{self.name} needs --rate")
+        if spec.connections < 1:
+            raise Unsupported("--connections must be at least 1")
+
+    def loop(self, spec: LoadSpec) -> str:
+        return "open" if spec.rate else "closed"
+
+    def ids(self, spec: LoadSpec) -> str:
+        if not spec.has_id:
+            return ""
+        return f"random 1..{spec.users}" if self.random_ids else f"fixed {spec.fixed_id}"
+
+    def command(self, spec: LoadSpec) -> list[str]:
+        raise NotImplementedError
+
+    def time_limit(self, spec: LoadSpec) -> float:
+        """Seconds after which the run is killed (the tool's own bound plus a margin)."""
+        return spec.duration_s + spec.timeout_s + 30.0
+
+    def collect(self, spec: LoadSpec, stdout: str, stderr: str) -> dict[str, str]:
+        """The raw outputs to keep and parse, by name (most tools: just stdout)."""
+        return {"stdout": stdout, "stderr": stderr}
+
+    def parse(self, raw: dict[str, str]) -> Measurement:
+        raise NotImplementedError
+
+
+def run_version(argv: list[str]) -> str:
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=10,
+                              env={**os.environ, "LC_ALL": "C"})
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return (proc.stdout + proc.stderr).strip()

@@ -1,0 +1,57 @@
+"""`python -m servers`: print the catalog, as a table, as JSON, or as the README's Markdown table."""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+
+from servers import catalog
+
+COLUMNS = ("name", "language", "framework", "server", "model", "workers", "tags", "description")
+
+
+def rows() -> list[dict[str, str]]:
+    out = []
+    for entry in catalog.ENTRIES:
+        workers = str(entry.workers) if entry.workers is not None else "per core"
+        tags = ", ".join(entry.tags)
+        out.append({"name": entry.name, "language": entry.language, "framework": entry.framework,
+                    "server": entry.server, "model": entry.model, "workers": workers, "tags": tags,
+                    "description": entry.description})
+    return out
+
+
+def markdown_table() -> str:
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for row in rows():
+        cells = [f"`{row['name']}`", *(row[c] for c in COLUMNS[1:])]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m servers", description="List the suite's catalog of entrypoints.")
+    form = parser.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="print the catalog as JSON")
+    form.add_argument("--markdown", action="store_true", help="print the README's Markdown table")
+    args = parser.parse_args(argv)
+    if args.json:
+        print(json.dumps([e.as_dict() for e in catalog.ENTRIES], indent=2))
+    elif args.markdown:
+        print(markdown_table())
+    else:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=f"{len(catalog.ENTRIES)} entrypoints: python -m servers.<name>, "
+                            "or python -m servers.run <name> for any of them")
+        for column in COLUMNS:
+            table.add_column(column, no_wrap=column != "description")
+        for row in rows():
+            table.add_row(*(row[c] for c in COLUMNS))
+        # Piped output gets a wide table rather than rich's 80-column fallback.
+        Console(width=shutil.get_terminal_size((180, 24)).columns).print(table)
+
+
+if __name__ == "__main__":
+    main()

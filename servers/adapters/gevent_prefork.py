@@ -1,0 +1,41 @@
+"""gevent's WSGIServer, pre-forked one process per core on one shared listening socket.
+
+Each worker monkey-patches first (before the app, its framework or drivers are imported), then
+serves every connection in its own greenlet; blocking driver calls yield to the hub. The
+parent is the plain supervisor of servers.adapters.prefork and never imports gevent.
+"""
+from __future__ import annotations
+
+import socket
+from typing import Callable
+
+from servers.adapters import prefork
+from servers.adapters.shutdown import GRACE_SECONDS, STOP_SIGNALS
+from servers.options import Options
+
+
+def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:
+    prefork.run(options, ready, lambda sock: _worker(app_path, options, sock))
+
+
+def _worker(app_path: str, options: Options, sock: socket.socket) -> None:
+    from gevent import monkey
+
+    monkey.patch_all()
+    import gevent
+    import gevent.socket
+    from gevent.pywsgi import WSGIHandler, WSGIServer
+
+    from servers.adapters.loading import build_app
+    from servers.adapters.wsgi_headers import with_default_headers
+
+    class QuietHandler(WSGIHandler):
+        def log_request(self) -> None:
+            pass  # no per-request access log
+
+    listener = gevent.socket.socket(sock.family, sock.type, fileno=sock.detach())
+    app = with_default_headers(build_app(app_path, options), server="gevent")
+    server = WSGIServer(listener, app, handler_class=QuietHandler, log=None, error_log="default")
+    for sig in STOP_SIGNALS:
+        gevent.signal_handler(sig, lambda: gevent.spawn(server.stop, timeout=GRACE_SECONDS))
+    server.serve_forever()

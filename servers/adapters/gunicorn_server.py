@@ -1,0 +1,60 @@
+"""gunicorn, embedded through its BaseApplication API: sync, gthread or gevent workers.
+
+The master binds the socket and forks the workers; each worker builds the app itself (no
+preload), so pymongo and Flask-PyMongo clients are created after the fork. The gevent worker
+monkey-patches in the worker before it loads the app. The master restarts crashed workers.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from gunicorn.app.base import BaseApplication
+
+from servers.adapters.loading import build_app
+from servers.adapters.shutdown import GRACE_SECONDS
+from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
+from servers.options import Options
+
+GEVENT_CONNECTIONS = 1000  # gunicorn's default worker_connections
+
+
+class _Embedded(BaseApplication):
+    def __init__(self, load: Callable[[], Any], settings: dict[str, Any]):
+        self._load, self._settings = load, settings
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self._settings.items():
+            self.cfg.set(key, value)
+
+    def load(self) -> Any:
+        return self._load()
+
+
+def _serve(app_path: str, options: Options, ready: Callable[[], None], **settings: Any) -> None:
+    host = f"[{options.host}]" if ":" in options.host else options.host
+    base = {
+        "bind": [f"{host}:{options.port}"],
+        "workers": options.workers,
+        "backlog": LISTEN_BACKLOG,
+        "preload_app": False,  # pymongo is not fork-safe: every worker builds its own app
+        "graceful_timeout": int(GRACE_SECONDS),
+        "accesslog": None,
+        "errorlog": "-",
+        "loglevel": "warning",
+        "proc_name": options.name,
+        "when_ready": lambda arbiter: ready(),
+    }
+    _Embedded(lambda: build_app(app_path, options), {**base, **settings}).run()
+
+
+def serve_sync(app_path: str, options: Options, ready: Callable[[], None]) -> None:
+    _serve(app_path, options, ready, worker_class="sync")
+
+
+def serve_gthread(app_path: str, options: Options, ready: Callable[[], None]) -> None:
+    _serve(app_path, options, ready, worker_class="gthread", threads=THREADS_PER_WORKER)
+
+
+def serve_gevent(app_path: str, options: Options, ready: Callable[[], None]) -> None:
+    _serve(app_path, options, ready, worker_class="gevent", worker_connections=GEVENT_CONNECTIONS)

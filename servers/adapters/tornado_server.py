@@ -1,0 +1,51 @@
+"""tornado's HTTPServer on the asyncio event loop: native apps, or WSGI apps in a WSGIContainer.
+
+One process by default; with --workers N the prefork supervisor forks N processes on one socket
+(tornado's own bind()/start(n) is deprecated). The WSGIContainer runs the WSGI app on a
+ThreadPoolExecutor, so a blocking driver call blocks a pool thread, not the event loop.
+"""
+from __future__ import annotations
+
+import asyncio
+import socket
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable
+
+from servers.adapters import prefork
+from servers.adapters.loading import build_app
+from servers.adapters.shutdown import GRACE_SECONDS, STOP_SIGNALS
+from servers.adapters.sizing import THREADS_PER_WORKER
+from servers.adapters.wsgi_headers import with_default_headers
+from servers.options import Options
+
+
+def serve_native(app_path: str, options: Options, ready: Callable[[], None]) -> None:
+    prefork.run(options, ready, lambda sock: asyncio.run(_worker(lambda: build_app(app_path, options), sock)))
+
+
+def serve_wsgi(app_path: str, options: Options, ready: Callable[[], None]) -> None:
+    def container() -> Any:
+        from tornado.wsgi import WSGIContainer
+
+        executor = ThreadPoolExecutor(max_workers=THREADS_PER_WORKER)
+        return WSGIContainer(with_default_headers(build_app(app_path, options)), executor=executor)
+
+    prefork.run(options, ready, lambda sock: asyncio.run(_worker(container, sock)))
+
+
+async def _worker(make_handler: Callable[[], Any], sock: socket.socket) -> None:
+    from tornado.httpserver import HTTPServer
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in STOP_SIGNALS:
+        loop.add_signal_handler(sig, stop.set)
+    server = HTTPServer(make_handler(), xheaders=False)
+    sock.setblocking(False)  # shared by forked workers: the losers of an accept must not block
+    server.add_sockets([sock])
+    await stop.wait()
+    server.stop()
+    try:
+        await asyncio.wait_for(server.close_all_connections(), GRACE_SECONDS)
+    except asyncio.TimeoutError:
+        pass  # stragglers are dropped: the contract wants the process gone within 5 s

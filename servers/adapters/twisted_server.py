@@ -1,0 +1,53 @@
+"""twisted.web's Site on the reactor: native Resources, or WSGI apps in a WSGIResource.
+
+Native apps get the asyncio reactor (their drivers are asyncio ones); WSGI apps the default
+reactor, with the app on the reactor's thread pool. One process. SIGTERM stops the reactor,
+and a deadline exits even if pool threads hang (seen: flask on twisted ignoring SIGTERM).
+"""
+from __future__ import annotations
+
+import signal
+from typing import Callable
+
+from servers.adapters.loading import build_app
+from servers.adapters.shutdown import STOP_SIGNALS, exit_deadline
+from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
+from servers.options import Options
+
+
+def serve_native(app_path: str, options: Options, ready: Callable[[], None]) -> None:
+    from twisted.internet import asyncioreactor
+
+    asyncioreactor.install()
+    _serve(lambda: build_app(app_path, options), options, ready)
+
+
+def serve_wsgi(app_path: str, options: Options, ready: Callable[[], None]) -> None:
+    def resource():
+        from twisted.internet import reactor
+        from twisted.web.wsgi import WSGIResource
+
+        return WSGIResource(reactor, reactor.getThreadPool(), build_app(app_path, options))
+
+    from twisted.internet import reactor
+
+    reactor.suggestThreadPoolSize(THREADS_PER_WORKER)
+    _serve(resource, options, ready)
+
+
+def _serve(make_resource: Callable, options: Options, ready: Callable[[], None]) -> None:
+    from twisted.internet import reactor
+    from twisted.web import server
+
+    site = server.Site(make_resource())
+    site.log = lambda request: None  # no per-request access log
+    reactor.listenTCP(options.port, site, backlog=LISTEN_BACKLOG, interface=options.host)
+
+    def stop(signum, frame) -> None:
+        exit_deadline()
+        reactor.callFromThread(reactor.stop)
+
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, stop)
+    ready()
+    reactor.run(installSignalHandlers=False)

@@ -1,0 +1,40 @@
+"""werkzeug's development server (what `flask run` uses): single, threaded, or forking.
+
+Never with the debugger or the reloader. werkzeug (3.x) sends `Connection: close` on every
+response in every mode: no keep-alive, whatever the protocol version.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from werkzeug.serving import WSGIRequestHandler, make_server
+
+from servers.adapters.loading import build_app
+from servers.adapters.shutdown import raise_keyboard_interrupt_on_stop
+from servers.options import Options
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_request(self, code="-", size="-") -> None:
+        pass  # no per-request access log
+
+
+def _serve(app_path: str, options: Options, ready: Callable[[], None], *, threaded: bool, processes: int) -> None:
+    app = build_app(app_path, options)
+    server = make_server(options.host, options.port, app, threaded=threaded, processes=processes,
+                         request_handler=_QuietHandler)
+    raise_keyboard_interrupt_on_stop()
+    ready()
+    server.serve_forever()  # returns on KeyboardInterrupt, closing the socket
+
+
+def serve_single(app_path: str, options: Options, ready: Callable[[], None]) -> None:
+    _serve(app_path, options, ready, threaded=False, processes=1)
+
+
+def serve_threaded(app_path: str, options: Options, ready: Callable[[], None]) -> None:
+    _serve(app_path, options, ready, threaded=True, processes=1)
+
+
+def serve_processes(app_path: str, options: Options, ready: Callable[[], None]) -> None:
+    _serve(app_path, options, ready, threaded=False, processes=options.workers)

@@ -1,0 +1,24 @@
+"""The stdlib's wsgiref.simple_server: one thread, one request per connection, backlog of 5.
+
+The reference WSGI server, not a production one: a slow request stalls every other client.
+"""
+from __future__ import annotations
+
+from typing import Callable
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from servers.adapters.loading import build_app
+from servers.adapters.socketserver_loop import family_for, serve_until_stopped
+from servers.options import Options
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args) -> None:
+        pass  # no per-request access log
+
+
+def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:
+    server_class = type("WSGIServer", (WSGIServer,), {"address_family": family_for(options.host)})
+    server = make_server(options.host, options.port, build_app(app_path, options),
+                         server_class=server_class, handler_class=_QuietHandler)
+    serve_until_stopped(server, ready)

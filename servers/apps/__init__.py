@@ -1,0 +1,1 @@
+"""Framework apps, each written once and served by many server adapters."""

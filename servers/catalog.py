@@ -1,0 +1,194 @@
+"""The catalog: the one declarative list of every entrypoint of the suite.
+
+Modules on disk, `python -m servers`, the README table, compose, the benchmark matrix and the test
+parametrization are all derived from ENTRIES. A Python entry names a framework app and a server
+adapter; APPS and SERVERS map those names to import paths, so nothing imports a framework it does
+not serve (`pip install '.[flask]'` alone runs the Flask stacks).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+
+# Operations of the route contract: name -> path template ({id} is a user id).
+OPERATIONS: dict[str, str] = {
+    "hello": "/",
+    "json": "/json",
+    "mongo-pooled": "/mongo/pooled/{id}",
+    "mongo-per-request": "/mongo/per-request/{id}",
+    "redis-pooled": "/redis/pooled",
+    "redis-per-request": "/redis/per-request",
+}
+HELLO_OPS = ("hello", "json")
+MONGO_OPS = ("mongo-pooled", "mongo-per-request")
+REDIS_OPS = ("redis-pooled", "redis-per-request")
+ALL_OPS = HELLO_OPS + MONGO_OPS + REDIS_OPS
+
+# Operation families: the backend each needs (compose services are per family).
+FAMILIES: dict[str, tuple[str, ...]] = {"hello": HELLO_OPS, "mongo": MONGO_OPS, "redis": REDIS_OPS}
+
+# Framework apps: name -> (import path of the factory, interface it speaks).
+APPS: dict[str, tuple[str, str]] = {
+    "flask": ("servers.apps.flask_app:create_app", "wsgi"),
+    "falcon": ("servers.apps.falcon_app:create_app", "wsgi"),
+    "sanic": ("servers.apps.sanic_app:create_app", "sanic"),
+    "tornado": ("servers.apps.tornado_app:create_app", "tornado"),
+    "twisted": ("servers.apps.twisted_app:create_resource", "twisted"),
+    "stdlib": ("servers.apps.stdlib_app:create_handler", "stdlib"),
+}
+
+# Server adapters: name -> (import path of serve(), interface it serves).
+SERVERS: dict[str, tuple[str, str]] = {
+    "werkzeug": ("servers.adapters.werkzeug_dev:serve_single", "wsgi"),
+    "werkzeug-threaded": ("servers.adapters.werkzeug_dev:serve_threaded", "wsgi"),
+    "werkzeug-processes": ("servers.adapters.werkzeug_dev:serve_processes", "wsgi"),
+    "gunicorn-sync": ("servers.adapters.gunicorn_server:serve_sync", "wsgi"),
+    "gunicorn-gthread": ("servers.adapters.gunicorn_server:serve_gthread", "wsgi"),
+    "gunicorn-gevent": ("servers.adapters.gunicorn_server:serve_gevent", "wsgi"),
+    "gevent": ("servers.adapters.gevent_prefork:serve", "wsgi"),
+    "tornado-wsgi": ("servers.adapters.tornado_server:serve_wsgi", "wsgi"),
+    "twisted-wsgi": ("servers.adapters.twisted_server:serve_wsgi", "wsgi"),
+    "wsgiref": ("servers.adapters.wsgiref_server:serve", "wsgi"),
+    "sanic": ("servers.adapters.sanic_server:serve", "sanic"),
+    "tornado": ("servers.adapters.tornado_server:serve_native", "tornado"),
+    "twisted": ("servers.adapters.twisted_server:serve_native", "twisted"),
+    "http.server": ("servers.adapters.stdlib_server:serve_single", "stdlib"),
+    "http.server-threaded": ("servers.adapters.stdlib_server:serve_threaded", "stdlib"),
+}
+
+# Go frameworks are commands of the Go module in servers/go (cmd/<name>).
+GO_COMMANDS = ("echo", "gin", "nethttp")
+
+PRODUCTION = "production"
+DEV_ONLY = "dev-only"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One runnable stack: a framework served by a server, with its defaults."""
+
+    name: str
+    language: str
+    framework: str
+    server: str
+    model: str
+    workers: int | None  # None: one per usable core, decided at start
+    description: str
+    ops: tuple[str, ...] = ALL_OPS
+    max_workers: int | None = None  # 1 for stacks that run one process only
+    keepalive: bool = True
+    mongo_driver: str = "pymongo"
+    tags: tuple[str, ...] = (PRODUCTION,)
+    dev_only_reason: str = ""
+
+    @property
+    def module(self) -> str:
+        return f"servers.{self.name}"
+
+    @property
+    def dev_only(self) -> bool:
+        return DEV_ONLY in self.tags
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        return tuple(f for f, ops in FAMILIES.items() if set(ops) <= set(self.ops))
+
+    def default_workers(self) -> int:
+        return self.workers if self.workers is not None else usable_cores()
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "module": self.module, "families": list(self.families)}
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (respects taskset and cpusets, unlike os.cpu_count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def _dev_only(reason: str) -> dict:
+    return {"tags": (DEV_ONLY,), "dev_only_reason": reason}
+
+
+# The WSGI factor matrix: {flask, falcon} x these servers.
+_WSGI_SERVERS: dict[str, dict] = {
+    "dev": dict(server="werkzeug", model="sync", workers=1, max_workers=1, keepalive=False,
+                description="werkzeug dev server, one thread: one request at a time",
+                **_dev_only("werkzeug dev server, single-threaded, HTTP/1.0: one request at a time")),
+    "threaded": dict(server="werkzeug-threaded", model="threads", workers=1, max_workers=1, keepalive=False,
+                     description="werkzeug dev server, a new thread per connection",
+                     **_dev_only("werkzeug dev server: not hardened, unbounded threads")),
+    "processes": dict(server="werkzeug-processes", model="processes", workers=None, keepalive=False,
+                      description="werkzeug dev server, a forked process per connection (at most N)",
+                      **_dev_only("werkzeug dev server: forks per connection, refuses past N")),
+    "gunicorn": dict(server="gunicorn-sync", model="processes", workers=None, keepalive=False,
+                     description="gunicorn sync workers, one request per worker process at a time"),
+    "gunicorn_gthread": dict(server="gunicorn-gthread", model="threads", workers=None,
+                             description="gunicorn gthread workers, a thread pool per process"),
+    "gunicorn_gevent": dict(server="gunicorn-gevent", model="greenlets", workers=None,
+                            description="gunicorn gevent workers, a greenlet per connection"),
+    "gevent": dict(server="gevent", model="greenlets", workers=None,
+                   description="gevent WSGIServer pre-forked one process per core on one socket"),
+    "tornado": dict(server="tornado-wsgi", model="threads", workers=1,
+                    description="tornado WSGIContainer, the app on a thread pool off the event loop"),
+    "twisted": dict(server="twisted-wsgi", model="threads", workers=1, max_workers=1,
+                    description="twisted WSGIResource, the app on the reactor's thread pool"),
+    "wsgiref": dict(server="wsgiref", model="sync", workers=1, max_workers=1, keepalive=False,
+                    description="stdlib wsgiref, single-threaded, one request per connection",
+                    **_dev_only("wsgiref: single-threaded, HTTP/1.0, listen backlog of 5")),
+}
+
+
+def _wsgi_entries() -> list[Entry]:
+    entries = []
+    for framework in ("flask", "falcon"):
+        for suffix, spec in _WSGI_SERVERS.items():
+            driver = "flask-pymongo" if framework == "flask" else "pymongo"
+            entries.append(Entry(name=f"{framework}_{suffix}", language="python",
+                                 framework=framework, mongo_driver=driver,
+                                 **{**spec, "description": f"{framework.capitalize()} on {spec['description']}"}))
+    return entries
+
+
+ENTRIES: tuple[Entry, ...] = (
+    *_wsgi_entries(),
+    Entry("sanic", "python", "sanic", "sanic", "asyncio", None,
+          "Sanic's own multi-worker server, asyncio (uvloop) per worker, AsyncMongoClient"),
+    Entry("sanic_motor", "python", "sanic", "sanic", "asyncio", None,
+          "Sanic's own multi-worker server, the Mongo routes on motor instead of AsyncMongoClient",
+          mongo_driver="motor"),
+    Entry("tornado", "python", "tornado", "tornado", "asyncio", 1,
+          "tornado HTTPServer and RequestHandlers on the asyncio event loop, AsyncMongoClient"),
+    Entry("twisted", "python", "twisted", "twisted", "reactor", 1,
+          "twisted.web Site and Resources on the asyncio reactor, AsyncMongoClient",
+          max_workers=1),
+    Entry("stdlib", "python", "stdlib", "http.server", "sync", 1,
+          "stdlib http.server: BaseHTTPRequestHandler on the single-threaded HTTPServer",
+          max_workers=1, keepalive=False,
+          **_dev_only("http.server: single-threaded, HTTP/1.0, listen backlog of 5")),
+    Entry("stdlib_threaded", "python", "stdlib", "http.server-threaded", "threads", 1,
+          "stdlib http.server: BaseHTTPRequestHandler on ThreadingHTTPServer, a thread per connection",
+          max_workers=1,
+          **_dev_only("http.server: unbounded threads, listen backlog of 5, not hardened")),
+    Entry("echo", "go", "echo", "echo", "goroutines", None,
+          "Go Echo v4 on net/http, a goroutine per connection"),
+    Entry("gin", "go", "gin", "gin", "goroutines", None,
+          "Go Gin on net/http, a goroutine per connection"),
+    Entry("nethttp", "go", "nethttp", "net/http", "goroutines", None,
+          "Go net/http ServeMux, a goroutine per connection"),
+)
+
+BY_NAME: dict[str, Entry] = {e.name: e for e in ENTRIES}
+
+
+def get(name: str) -> Entry:
+    try:
+        return BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"no catalog entry {name!r}; `python -m servers` lists them") from None
+
+
+def python_entries() -> list[Entry]:
+    return [e for e in ENTRIES if e.language == "python"]

@@ -1,0 +1,66 @@
+// Command gin serves the suite's routes with Gin on net/http: the server runs one goroutine per
+// connection, Gin takes a pooled Context, finds the route in its httprouter-style radix tree and
+// runs the handler chain (middleware, then the route); NoRoute and NoMethod chains answer the
+// contract's 404 and 405. A handler blocks its goroutine on Mongo or Redis, never a thread.
+package main
+
+import (
+	"net/http"
+	"os"
+
+	"github.com/gin-gonic/gin"
+
+	"refsuite/servers/go/internal/backend"
+	"refsuite/servers/go/internal/cli"
+	"refsuite/servers/go/internal/contract"
+)
+
+const name = "gin"
+
+func main() { cli.Main(name, newHandler) }
+
+var getHead = []string{http.MethodGet, http.MethodHead}
+
+func newHandler(b *backend.Backends) http.Handler {
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()                  // gin.Default would add the per-request Logger
+	r.HandleMethodNotAllowed = true // 405 with Allow instead of 404 for a known path
+	r.RedirectTrailingSlash = false // "/json/" is an unknown route, as in the other servers
+	r.Use(serverHeader, gin.CustomRecoveryWithWriter(os.Stderr, func(c *gin.Context, _ any) {
+		c.Data(http.StatusInternalServerError, contract.JSON, contract.Internal)
+		c.Abort()
+	}))
+	r.NoRoute(func(c *gin.Context) { c.Data(http.StatusNotFound, contract.JSON, contract.NotFound) })
+	r.NoMethod(func(c *gin.Context) {
+		c.Data(http.StatusMethodNotAllowed, contract.JSON, contract.MethodNotAllowed)
+	})
+
+	r.Match(getHead, "/", func(c *gin.Context) {
+		c.Data(http.StatusOK, contract.TextPlain, contract.Hello)
+	})
+	r.Match(getHead, "/json", func(c *gin.Context) {
+		c.Data(http.StatusOK, contract.JSON, contract.HelloJSON())
+	})
+	mongo := func(users backend.Users) gin.HandlerFunc {
+		return func(c *gin.Context) {
+			status, body := contract.User(c.Request.Context(), users, c.Param("id"))
+			c.Data(status, contract.JSON, body)
+		}
+	}
+	r.Match(getHead, "/mongo/pooled/:id", mongo(b.MongoPooled))
+	r.Match(getHead, "/mongo/per-request/:id", mongo(b.MongoPerRequest))
+	redis := func(names backend.Names) gin.HandlerFunc {
+		return func(c *gin.Context) {
+			status, body := contract.Name(c.Request.Context(), names)
+			c.Data(status, contract.JSON, body)
+		}
+	}
+	r.Match(getHead, "/redis/pooled", redis(b.RedisPooled))
+	r.Match(getHead, "/redis/per-request", redis(b.RedisPerRequest))
+	return r
+}
+
+func serverHeader(c *gin.Context) {
+	c.Header("Server", name)
+	c.Next()
+}

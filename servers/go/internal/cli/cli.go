@@ -1,0 +1,159 @@
+// Package cli gives every Go server the suite's flags, ready line, exit codes and graceful
+// shutdown, so the commands differ only in how they route.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"syscall"
+	"time"
+
+	"refsuite/servers/go/internal/backend"
+)
+
+// ShutdownTimeout is how long in-flight requests get after SIGTERM; with the backends' close it
+// keeps the exit well within the suite's 5 s.
+const ShutdownTimeout = 3 * time.Second
+
+// Config is the parsed command line.
+type Config struct {
+	Host     string
+	Port     int
+	Workers  int
+	MongoURL string
+	RedisURL string
+}
+
+// Build makes a server's handler over its backends.
+type Build func(*backend.Backends) http.Handler
+
+// Main runs the server named name until SIGTERM or SIGINT and exits with the suite's codes:
+// 0 after a clean stop, 2 for a bad flag or a port that cannot be bound, 1 otherwise.
+func Main(name string, build Build) {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	code := Run(ctx, name, os.Args[1:], os.Stdout, os.Stderr, build)
+	stop()
+	os.Exit(code)
+}
+
+// Run is Main without the process: it serves until ctx is done and returns the exit code.
+func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writer, build Build) int {
+	cfg, err := Parse(name, args, stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return 2
+	}
+	if cfg.Workers > 0 {
+		runtime.GOMAXPROCS(cfg.Workers)
+	}
+
+	b, err := backend.New(cfg.MongoURL, cfg.RedisURL)
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return 2
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = b.Close(cctx)
+	}()
+
+	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "error: cannot listen on %s: %v\n", addr, listenCause(err))
+		return 2
+	}
+	// Port 0 asks the kernel for a free port: report the one it gave.
+	port := ln.Addr().(*net.TCPAddr).Port
+	srv := &http.Server{
+		Handler:           build(b),
+		ReadHeaderTimeout: 10 * time.Second, // a client that never finishes its headers is dropped
+	}
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	// os.Stdout is unbuffered, so the line is out as soon as Fprintf returns; the listener
+	// already accepts (the kernel queues connections until Serve takes them).
+	fmt.Fprintf(stdout, "listening on http://%s (%s, %d workers)\n",
+		net.JoinHostPort(cfg.Host, strconv.Itoa(port)), name, runtime.GOMAXPROCS(0))
+
+	select {
+	case err := <-served:
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return 1
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		_ = srv.Close() // requests still running past the deadline are cut off
+	}
+	return 0
+}
+
+// Parse reads the flags. Flag errors are returned, not printed, so the caller prints one line.
+func Parse(name string, args []string, help io.Writer) (Config, error) {
+	cfg := Config{}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&cfg.Host, "host", "127.0.0.1", "address to listen on")
+	fs.IntVar(&cfg.Port, "port", 8000, "TCP port to listen on (0: any free port)")
+	fs.IntVar(&cfg.Workers, "workers", 0, "GOMAXPROCS (0: the CPUs this process may use)")
+	fs.StringVar(&cfg.MongoURL, "mongo-url", envOr("MONGO_URL", "mongodb://127.0.0.1:27017/test"),
+		"MongoDB URL; its path names the database (env MONGO_URL)")
+	fs.StringVar(&cfg.RedisURL, "redis-url", envOr("REDIS_URL", "redis://127.0.0.1:6379/0"),
+		"Redis URL (env REDIS_URL)")
+	fs.Usage = func() {} // flag calls it on every error too; help is printed for --help only
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(help, "usage: %s [flags]\n\nflags:\n", name)
+			fs.VisitAll(func(f *flag.Flag) {
+				fmt.Fprintf(help, "  --%-10s %s (default %q)\n", f.Name, f.Usage, f.DefValue)
+			})
+			fmt.Fprintf(help, "  --%-10s %s\n", "help", "show this help")
+		}
+		return cfg, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return cfg, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case cfg.Port < 0 || cfg.Port > 65535:
+		return cfg, fmt.Errorf("invalid --port %d: must be 0..65535", cfg.Port)
+	case cfg.Workers < 0:
+		return cfg, fmt.Errorf("invalid --workers %d: must be 0 or more", cfg.Workers)
+	}
+	return cfg, nil
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// listenCause strips "listen tcp ADDR: bind:" so the message reads "address already in use".
+func listenCause(err error) error {
+	var sys *os.SyscallError
+	if errors.As(err, &sys) {
+		return sys.Err
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return op.Err
+	}
+	return err
+}

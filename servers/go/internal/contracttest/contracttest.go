@@ -1,0 +1,459 @@
+// Package contracttest checks a server's handler against the route contract over real HTTP
+// (httptest.Server, so net/http adds Date and Content-Length as in production). Each command's
+// test calls Run, so the three servers are held to one list of expectations.
+package contracttest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httptrace"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
+
+	"refsuite/servers/go/internal/backend"
+	"refsuite/servers/go/internal/cli"
+)
+
+// MongoEnv names a MongoDB URL (its path a database the test may write to) for the optional
+// Mongo round trip; without it, Mongo is checked through fakes and a closed port only.
+const MongoEnv = "REFSUITE_TEST_MONGO_URL"
+
+const (
+	textPlain = "text/plain; charset=utf-8"
+	appJSON   = "application/json"
+	maxID     = "9223372036854775807"
+)
+
+// Fakes stand in for Mongo and Redis where only the routing and the bodies are under test;
+// the down, stalled and real-Redis cases below use the real drivers.
+type fakeUsers map[int64]string
+
+func (f fakeUsers) User(_ context.Context, id int64) (backend.User, error) {
+	n, ok := f[id]
+	if !ok {
+		return backend.User{}, backend.ErrNotFound
+	}
+	return backend.User{ID: id, Name: n}, nil
+}
+
+type fakeNames struct{ v *string }
+
+func (f fakeNames) Name(context.Context) (string, error) {
+	if f.v == nil {
+		return "", backend.ErrNotFound
+	}
+	return *f.v, nil
+}
+
+// broken panics as a handler bug would.
+type broken struct{}
+
+func (broken) User(context.Context, int64) (backend.User, error) { panic("boom: secret detail") }
+func (broken) Name(context.Context) (string, error)              { panic("boom: secret detail") }
+
+// Run checks every route of the contract against the handler that build makes.
+func Run(t *testing.T, name string, build cli.Build) {
+	t.Run("routes", func(t *testing.T) { t.Parallel(); routes(t, name, build) })
+	t.Run("keep-alive", func(t *testing.T) { t.Parallel(); keepAlive(t, build) })
+	t.Run("panic", func(t *testing.T) { t.Parallel(); panics(t, name, build) })
+	t.Run("backend-down", func(t *testing.T) {
+		t.Parallel()
+		unavailable(t, name, build, "127.0.0.1:1") // nothing listens on port 1
+	})
+	t.Run("backend-stalled", func(t *testing.T) {
+		t.Parallel()
+		unavailable(t, name, build, blackHole(t))
+	})
+	t.Run("redis", func(t *testing.T) { t.Parallel(); realRedis(t, name, build) })
+	t.Run("mongo", func(t *testing.T) { t.Parallel(); realMongo(t, name, build) })
+}
+
+type want struct {
+	method, path string
+	status       int
+	ctype, body  string
+}
+
+func routes(t *testing.T, name string, build cli.Build) {
+	gopher := "gopher"
+	users := fakeUsers{1: "Leanne Graham", 9223372036854775807: "max", 0: "zero"}
+	full := httptest.NewServer(build(&backend.Backends{
+		MongoPooled: users, MongoPerRequest: users,
+		RedisPooled: fakeNames{&gopher}, RedisPerRequest: fakeNames{&gopher},
+	}))
+	defer full.Close()
+	empty := httptest.NewServer(build(&backend.Backends{
+		MongoPooled: fakeUsers{}, MongoPerRequest: fakeUsers{},
+		RedisPooled: fakeNames{}, RedisPerRequest: fakeNames{},
+	}))
+	defer empty.Close()
+
+	const notFound, notAllowed = `{"error":"not found"}`, `{"error":"method not allowed"}`
+	user1 := `{"id":1,"name":"Leanne Graham"}`
+	cases := []want{
+		{"GET", "/", 200, textPlain, "Hello, World!"},
+		{"GET", "/json", 200, appJSON, `{"message":"Hello, World!"}`},
+		{"GET", "/redis/pooled", 200, appJSON, `{"name":"gopher"}`},
+		{"GET", "/redis/per-request", 200, appJSON, `{"name":"gopher"}`},
+	}
+	for _, mode := range []string{"pooled", "per-request"} {
+		p := "/mongo/" + mode + "/"
+		cases = append(cases,
+			want{"GET", p + "1", 200, appJSON, user1},
+			want{"GET", p + "0001", 200, appJSON, user1},
+			want{"GET", p + "0", 200, appJSON, `{"id":0,"name":"zero"}`},
+			want{"GET", p + maxID, 200, appJSON, `{"id":` + maxID + `,"name":"max"}`},
+			want{"GET", p + "2", 404, appJSON, notFound},
+		)
+		for _, bad := range []string{"abc", "-1", "+1", "1.5", "1e3", "0x1", "%201", "1%20",
+			"%EF%BC%91", "99999999999999999999999", "9223372036854775808", "18446744073709551616"} {
+			cases = append(cases, want{"GET", p + bad, 404, appJSON, notFound})
+		}
+	}
+	for _, p := range []string{"/nope", "/json/", "/JSON", "/index.html", "/mongo", "/mongo/pooled",
+		"/mongo/pooled/", "/mongo/pooled/1/x", "/mongo/other/1", "/redis", "/redis/pooled/x"} {
+		cases = append(cases, want{"GET", p, 404, appJSON, notFound})
+	}
+	for _, c := range [][2]string{{"POST", "/"}, {"PUT", "/json"}, {"DELETE", "/mongo/pooled/1"},
+		{"PATCH", "/mongo/per-request/1"}, {"POST", "/redis/pooled"}, {"DELETE", "/redis/per-request"}} {
+		cases = append(cases, want{c[0], c[1], 405, appJSON, notAllowed})
+	}
+
+	for _, c := range cases {
+		res, body := do(t, full.Client(), c.method, full.URL+c.path)
+		check(t, name, c, res, body)
+		if res.StatusCode == 405 && !strings.Contains(res.Header.Get("Allow"), "GET") {
+			t.Errorf("%s %s: Allow = %q, want GET in it", c.method, c.path, res.Header.Get("Allow"))
+		}
+	}
+	for _, p := range []string{"/mongo/pooled/1", "/mongo/per-request/1", "/redis/pooled", "/redis/per-request"} {
+		res, body := do(t, empty.Client(), "GET", empty.URL+p)
+		check(t, name, want{"GET", p, 404, appJSON, notFound}, res, body)
+	}
+
+	res, body := do(t, full.Client(), "HEAD", full.URL+"/")
+	if res.StatusCode != 200 || len(body) != 0 || res.Header.Get("Server") != name {
+		t.Errorf("HEAD /: %d %q Server=%q, want 200, no body, Server %q",
+			res.StatusCode, body, res.Header.Get("Server"), name)
+	}
+}
+
+func check(t *testing.T, name string, w want, res *http.Response, body []byte) {
+	t.Helper()
+	what := w.method + " " + w.path
+	if res.StatusCode != w.status {
+		t.Errorf("%s: status %d, want %d (body %q)", what, res.StatusCode, w.status, body)
+	}
+	if string(body) != w.body {
+		t.Errorf("%s: body %q, want %q", what, body, w.body)
+	}
+	if got := res.Header.Get("Content-Type"); got != w.ctype {
+		t.Errorf("%s: Content-Type %q, want %q", what, got, w.ctype)
+	}
+	if res.ContentLength != int64(len(body)) || len(res.TransferEncoding) > 0 {
+		t.Errorf("%s: Content-Length %d (Transfer-Encoding %v), want %d",
+			what, res.ContentLength, res.TransferEncoding, len(body))
+	}
+	if got := res.Header.Get("Server"); got != name {
+		t.Errorf("%s: Server %q, want %q", what, got, name)
+	}
+	if _, err := http.ParseTime(res.Header.Get("Date")); err != nil {
+		t.Errorf("%s: Date %q: %v", what, res.Header.Get("Date"), err)
+	}
+}
+
+func do(t *testing.T, c *http.Client, method, url string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A redirect would hide what the server answered.
+	cc := *c
+	cc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	res, err := cc.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatalf("%s %s: reading body: %v", method, url, err)
+	}
+	return res, body
+}
+
+func keepAlive(t *testing.T, build cli.Build) {
+	srv := httptest.NewServer(build(&backend.Backends{}))
+	defer srv.Close()
+	reused := make([]bool, 0, 3)
+	for _, p := range []string{"/", "/json", "/nope"} {
+		var info httptrace.GotConnInfo
+		ctx := httptrace.WithClientTrace(context.Background(),
+			&httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { info = i }})
+		req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+p, nil)
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		reused = append(reused, info.Reused)
+	}
+	if !reused[1] || !reused[2] {
+		t.Errorf("connection reused %v, want [false true true]", reused)
+	}
+}
+
+func panics(t *testing.T, name string, build cli.Build) {
+	srv := httptest.NewServer(build(&backend.Backends{
+		MongoPooled: broken{}, MongoPerRequest: broken{}, RedisPooled: broken{}, RedisPerRequest: broken{},
+	}))
+	defer srv.Close()
+	for _, p := range []string{"/mongo/pooled/1", "/mongo/per-request/1", "/redis/pooled", "/redis/per-request"} {
+		res, body := do(t, srv.Client(), "GET", srv.URL+p)
+		check(t, name, want{"GET", p, 500, appJSON, `{"error":"internal error"}`}, res, body)
+	}
+	res, body := do(t, srv.Client(), "GET", srv.URL+"/")
+	check(t, name, want{"GET", "/", 200, textPlain, "Hello, World!"}, res, body)
+}
+
+// unavailable points both backends at addr and expects every backend route to give up in time.
+func unavailable(t *testing.T, name string, build cli.Build, addr string) {
+	b, err := backend.New("mongodb://"+addr+"/test", "redis://"+addr+"/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close(context.Background())
+	srv := httptest.NewServer(build(b))
+	defer srv.Close()
+	var wg sync.WaitGroup
+	for _, p := range []string{"/mongo/pooled/1", "/mongo/per-request/1", "/redis/pooled", "/redis/per-request"} {
+		wg.Go(func() {
+			for range 2 { // the second try meets the clients in their failed state
+				start := time.Now()
+				res, body := do(t, srv.Client(), "GET", srv.URL+p)
+				took := time.Since(start)
+				check(t, name, want{"GET", p, 503, appJSON, `{"error":"backend unavailable"}`}, res, body)
+				if took > 1800*time.Millisecond {
+					t.Errorf("GET %s: 503 after %v, want < 2 s", p, took)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	res, body := do(t, srv.Client(), "GET", srv.URL+"/json")
+	check(t, name, want{"GET", "/json", 200, appJSON, `{"message":"Hello, World!"}`}, res, body)
+}
+
+// blackHole accepts TCP connections and never answers, like a backend that hangs.
+func blackHole(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return ln.Addr().String()
+}
+
+func realRedis(t *testing.T, name string, build cli.Build) {
+	r := StartRedis(t)
+	b, err := backend.New("mongodb://127.0.0.1:1/test", r.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close(context.Background())
+	srv := httptest.NewServer(build(b))
+	defer srv.Close()
+	routes := []string{"/redis/pooled", "/redis/per-request"}
+	expect := func(status int, body string) {
+		t.Helper()
+		for _, p := range routes {
+			res, got := do(t, srv.Client(), "GET", srv.URL+p)
+			check(t, name, want{"GET", p, status, appJSON, body}, res, got)
+		}
+	}
+	r.Do(t, "SET", "name", `Zoë "the" <gopher>`)
+	expect(200, `{"name":"Zoë \"the\" \u003cgopher\u003e"}`)
+	r.Do(t, "DEL", "name")
+	expect(404, `{"error":"not found"}`)
+	r.Do(t, "SET", "name", "gopher")
+	expect(200, `{"name":"gopher"}`)
+
+	r.Stop(t)
+	expect(503, `{"error":"backend unavailable"}`)
+	r.Start(t)
+	r.Do(t, "SET", "name", "back")
+	// The clients were never rebuilt: the pool dials again by itself.
+	deadline := time.Now().Add(5 * time.Second)
+	for _, p := range routes {
+		for {
+			res, got := do(t, srv.Client(), "GET", srv.URL+p)
+			if res.StatusCode == 200 {
+				check(t, name, want{"GET", p, 200, appJSON, `{"name":"back"}`}, res, got)
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("GET %s: still %d %s after redis came back", p, res.StatusCode, got)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}
+
+func realMongo(t *testing.T, name string, build cli.Build) {
+	url := os.Getenv(MongoEnv)
+	if url == "" {
+		t.Skip(MongoEnv + " not set")
+	}
+	b, err := backend.New(url, "redis://127.0.0.1:1/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close(context.Background())
+	// An id far above any seed's range, removed afterwards, so a seeded database stays as it was.
+	const id = 9223372036854770000 + 7
+	client, err := mongo.Connect(options.Client().ApplyURI(url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Disconnect(context.Background())
+	coll := client.Database(dbName(t, url)).Collection("user")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	filter := bson.D{{Key: "id", Value: int64(id)}}
+	if _, err := coll.ReplaceOne(ctx, filter, bson.D{{Key: "id", Value: int64(id)}, {Key: "name", Value: "go-" + name}},
+		options.Replace().SetUpsert(true)); err != nil {
+		t.Fatal(err)
+	}
+	defer coll.DeleteOne(context.Background(), filter)
+
+	srv := httptest.NewServer(build(b))
+	defer srv.Close()
+	for _, mode := range []string{"pooled", "per-request"} {
+		p := fmt.Sprintf("/mongo/%s/%d", mode, id)
+		res, body := do(t, srv.Client(), "GET", srv.URL+p)
+		check(t, name, want{"GET", p, 200, appJSON, fmt.Sprintf(`{"id":%d,"name":"go-%s"}`, id, name)}, res, body)
+		p = fmt.Sprintf("/mongo/%s/%d", mode, id+1)
+		res, body = do(t, srv.Client(), "GET", srv.URL+p)
+		check(t, name, want{"GET", p, 404, appJSON, `{"error":"not found"}`}, res, body)
+	}
+}
+
+func dbName(t *testing.T, url string) string {
+	cs, err := connstring.ParseAndValidate(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.Database == "" {
+		return "test"
+	}
+	return cs.Database
+}
+
+// Redis is a redis-server child process on a free loopback port.
+type Redis struct {
+	port int
+	cmd  *exec.Cmd
+}
+
+// StartRedis starts Debian's redis-server, or skips the test where it is not installed.
+func StartRedis(t *testing.T) *Redis {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server not on PATH")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Redis{port: ln.Addr().(*net.TCPAddr).Port}
+	ln.Close()
+	r.Start(t)
+	t.Cleanup(func() { r.Stop(t) })
+	return r
+}
+
+// URL is the redis:// URL of database 0.
+func (r *Redis) URL() string { return "redis://127.0.0.1:" + strconv.Itoa(r.port) + "/0" }
+
+// Start (re)starts the server on its port and waits until it answers.
+func (r *Redis) Start(t *testing.T) {
+	t.Helper()
+	r.cmd = exec.Command("redis-server", "--port", strconv.Itoa(r.port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning")
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(r.port), 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redis-server on port %d did not start: %v", r.port, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Stop kills the server and waits for it to exit.
+func (r *Redis) Stop(t *testing.T) {
+	t.Helper()
+	if r.cmd == nil {
+		return
+	}
+	_ = r.cmd.Process.Kill()
+	_ = r.cmd.Wait()
+	r.cmd = nil
+}
+
+// Do runs one command on a fresh connection.
+func (r *Redis) Do(t *testing.T, args ...any) {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(r.port)})
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.Do(ctx, args...).Err(); err != nil && !errors.Is(err, redis.Nil) {
+		t.Fatalf("redis %v: %v", args, err)
+	}
+}

@@ -1,0 +1,102 @@
+"""The one command line of every Python entrypoint: flags, checks, the ready line.
+
+An entrypoint calls launch(name); the catalog says which app and which server adapter make up
+that stack, and both are imported only here, after the flags are checked, so that gevent's
+monkey-patching (done by its adapter) comes before any framework or driver is imported.
+"""
+from __future__ import annotations
+
+import argparse
+import errno
+import logging
+import os
+import socket
+import sys
+from typing import Callable, NoReturn
+
+from servers import catalog
+from servers.adapters.loading import import_string
+from servers.options import Options
+
+EXIT_USAGE = 2
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad flag is one clear line on stderr and exit 2 (no usage dump)."""
+
+    def error(self, message: str) -> NoReturn:
+        fail(f"{self.prog}: {message} (see --help)")
+
+
+def fail(message: str) -> NoReturn:
+    print(f"error: {message}", file=sys.stderr, flush=True)
+    sys.exit(EXIT_USAGE)
+
+
+def build_parser(entry: catalog.Entry) -> argparse.ArgumentParser:
+    workers = (f"default {entry.workers}" if entry.workers is not None
+               else f"default one per usable core, {catalog.usable_cores()} here")
+    parser = _OneLineParser(
+        prog=f"python -m {entry.module}",
+        description=f"{entry.description}.\nServes the route contract of the suite "
+                    f"(ops: {', '.join(entry.ops)}).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port to bind (default 8000)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help=f"worker processes ({workers}"
+                             + (", this stack runs one only)" if entry.max_workers == 1 else ")"))
+    parser.add_argument("--mongo-url", default=os.environ.get("MONGO_URL", "mongodb://127.0.0.1:27017/test"),
+                        help="MongoDB URL (env MONGO_URL, default mongodb://127.0.0.1:27017/test)")
+    parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+                        help="Redis URL (env REDIS_URL, default redis://127.0.0.1:6379/0)")
+    return parser
+
+
+def parse_options(entry: catalog.Entry, argv: list[str] | None = None) -> Options:
+    args = build_parser(entry).parse_args(argv)
+    workers = args.workers if args.workers is not None else entry.default_workers()
+    if workers < 1:
+        fail("--workers must be at least 1")
+    if entry.max_workers is not None and workers > entry.max_workers:
+        fail(f"{entry.name} runs {entry.max_workers} process only; --workers must be {entry.max_workers}")
+    if not 0 < args.port < 65536:
+        fail(f"--port must be in 1..65535, not {args.port}")
+    return Options(name=entry.name, host=args.host, port=args.port, workers=workers,
+                   mongo_url=args.mongo_url, redis_url=args.redis_url, mongo_driver=entry.mongo_driver)
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Fail with exit 2 now, rather than let a server retry, log or crash on a taken port."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        fail(f"cannot resolve --host {host!r}: {exc.strerror}")
+    family, _, _, _, address = infos[0]
+    probe = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind(address)
+    except OSError as exc:
+        reason = "address already in use" if exc.errno == errno.EADDRINUSE else exc.strerror
+        fail(f"cannot listen on {host}:{port}: {reason}")
+    finally:
+        probe.close()
+
+
+def announce(options: Options) -> None:
+    """The ready line: tests and the benchmark wait for it instead of sleeping."""
+    print(f"listening on {options.url} ({options.name}, {options.workers} workers)", flush=True)
+
+
+def launch(name: str, argv: list[str] | None = None) -> None:
+    entry = catalog.get(name)
+    if entry.language != "python":
+        fail(f"{name} is a {entry.language} entry: start it with `python -m servers.run {name}`")
+    options = parse_options(entry, argv)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)  # errors only; no access log
+    check_port_free(options.host, options.port)
+    serve: Callable[..., None] = import_string(catalog.SERVERS[entry.server][0])
+    app_path = catalog.APPS[entry.framework][0]
+    serve(app_path, options, lambda: announce(options))

@@ -1,0 +1,20 @@
+"""The settings every app and adapter receives, parsed from the shared flags by servers.launch."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Options:
+    name: str
+    host: str
+    port: int
+    workers: int
+    mongo_url: str
+    redis_url: str
+    mongo_driver: str  # pymongo, flask-pymongo or motor (the async stacks' pymongo is AsyncMongoClient)
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"

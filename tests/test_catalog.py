@@ -1,0 +1,67 @@
+"""The catalog is the only list: modules on disk, Go commands, adapters and the README agree with it."""
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from servers import catalog
+from servers.__main__ import markdown_table
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+
+
+def test_python_modules_on_disk_are_the_catalog():
+    on_disk = {p.stem for p in (ROOT / "servers").glob("*.py")} - {
+        "__init__", "__main__", "catalog", "launch", "options", "run", "compose", "http_date"}
+    assert on_disk == {e.name for e in catalog.python_entries()}
+
+
+def test_each_entrypoint_module_launches_its_own_name():
+    for entry in catalog.python_entries():
+        source = (ROOT / "servers" / f"{entry.name}.py").read_text()
+        assert f'launch("{entry.name}")' in source
+        assert source.startswith('"""'), f"{entry.name}: a docstring saying how the stack serves a request"
+
+
+def test_go_commands_are_the_catalog():
+    on_disk = {p.name for p in (ROOT / "servers" / "go" / "cmd").iterdir() if p.is_dir()}
+    assert on_disk == {e.name for e in catalog.ENTRIES if e.language == "go"} == set(catalog.GO_COMMANDS)
+
+
+def test_every_entry_composes_an_app_and_an_adapter_of_one_interface():
+    for entry in catalog.python_entries():
+        app_path, app_interface = catalog.APPS[entry.framework]
+        adapter_path, adapter_interface = catalog.SERVERS[entry.server]
+        assert app_interface == adapter_interface, entry.name
+        for path in (app_path, adapter_path):
+            module = path.partition(":")[0]
+            assert importlib.util.find_spec(module) is not None, module
+
+
+def test_names_are_unique_and_ops_known():
+    names = [e.name for e in catalog.ENTRIES]
+    assert len(names) == len(set(names))
+    for entry in catalog.ENTRIES:
+        assert set(entry.ops) <= set(catalog.OPERATIONS)
+        assert entry.dev_only == bool(entry.dev_only_reason), entry.name
+
+
+def test_readme_table_is_the_catalog():
+    text = README.read_text()
+    match = re.search(r"<!-- catalog:start -->\n(.*?)\n<!-- catalog:end -->", text, re.S)
+    assert match, "README.md lacks the catalog markers"
+    assert match[1].strip() == markdown_table().strip(), "README table is stale: python -m servers --markdown"
+
+
+@pytest.mark.parametrize("flag", [[], ["--json"], ["--markdown"]])
+def test_python_m_servers_prints_the_catalog(flag):
+    done = subprocess.run([sys.executable, "-m", "servers", *flag], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    for entry in catalog.ENTRIES:
+        assert entry.name in done.stdout

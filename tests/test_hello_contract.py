@@ -1,0 +1,139 @@
+"""The hello part of the route contract, byte for byte, on every catalog entry (real processes)."""
+from __future__ import annotations
+
+import http.client
+import socket
+import subprocess
+import time
+from email.utils import parsedate_to_datetime
+
+import pytest
+
+from servers import catalog
+from serverproc import READY, ServerProcess, command
+
+TEXT_TYPES = ("text/plain", "text/plain; charset=utf-8")
+JSON_TYPES = ("application/json", "application/json; charset=utf-8")
+HELLO = b"Hello, World!"
+HELLO_JSON = b'{"message":"Hello, World!"}'
+ENTRY_NAMES = [e.name for e in catalog.ENTRIES]
+
+
+@pytest.fixture(scope="module", params=ENTRY_NAMES)
+def server(request, start_server) -> ServerProcess:
+    server = start_server(request.param)
+    yield server
+    server.stop()
+
+
+def get(server: ServerProcess, path: str, method: str = "GET") -> tuple[http.client.HTTPResponse, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    try:
+        conn.request(method, path)
+        response = conn.getresponse()
+        return response, response.read()
+    finally:
+        conn.close()
+
+
+def assert_framing(response: http.client.HTTPResponse, body: bytes) -> None:
+    length = response.getheader("Content-Length")
+    if length is not None:
+        assert int(length) == len(body)
+    else:
+        assert response.getheader("Transfer-Encoding", "").lower() == "chunked"
+    assert response.getheader("Server"), "every response names its Server"
+    assert parsedate_to_datetime(response.getheader("Date")).tzinfo is not None
+
+
+def test_ready_line(server):
+    match = READY.match(server.ready_line)
+    entry = catalog.get(server.name)
+    assert match and match["name"] == server.name and int(match["port"]) == server.port
+    assert int(match["workers"]) == entry.default_workers()
+
+
+def test_plaintext(server):
+    response, body = get(server, "/")
+    assert response.status == 200
+    assert response.getheader("Content-Type") in TEXT_TYPES
+    assert body == HELLO
+    assert_framing(response, body)
+
+
+def test_json(server):
+    response, body = get(server, "/json")
+    assert response.status == 200
+    assert response.getheader("Content-Type") in JSON_TYPES
+    assert body == HELLO_JSON
+    assert_framing(response, body)
+
+
+def test_keep_alive(server):
+    entry = catalog.get(server.name)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    try:
+        conn.request("GET", "/")
+        first = conn.getresponse()
+        assert first.read() == HELLO
+        if not entry.keepalive:
+            assert first.will_close, f"{server.name} is catalogued without keep-alive"
+            return
+        assert not first.will_close, f"{server.name} closed a keep-alive connection"
+        sock = conn.sock
+        conn.request("GET", "/json")
+        second = conn.getresponse()
+        assert second.read() == HELLO_JSON
+        assert conn.sock is sock, "the second request went over the same connection"
+    finally:
+        conn.close()
+
+
+def test_date_changes(server):
+    first, _ = get(server, "/")
+    time.sleep(1.05)
+    second, _ = get(server, "/")
+    assert parsedate_to_datetime(second.getheader("Date")) > parsedate_to_datetime(first.getheader("Date"))
+
+
+@pytest.mark.parametrize("path", ["/nope", "/json/extra", "/mongo", "/redis", "/mongo/pooled/"])
+def test_unknown_route_is_404(server, path):
+    response, body = get(server, path)
+    assert response.status == 404
+    assert b"Traceback" not in body
+
+
+@pytest.mark.parametrize("method,path", [("POST", "/"), ("PUT", "/json"), ("DELETE", "/")])
+def test_wrong_method_is_405(server, method, path):
+    response, body = get(server, path, method)
+    assert response.status == 405
+    assert b"Traceback" not in body
+
+
+@pytest.mark.parametrize("name", ENTRY_NAMES)
+def test_sigterm_stops_within_5s(name, start_server):
+    server = start_server(name)
+    assert get(server, "/")[0].status == 200
+    code, elapsed, survivors = server.terminate()
+    assert code == 0, f"exit code {code} after SIGTERM; stderr:\n{server.stderr_text()}"
+    assert elapsed < 5
+    assert not survivors, f"workers left behind: {survivors}"
+
+
+@pytest.mark.parametrize("name", ENTRY_NAMES)
+def test_port_in_use_exits_2_with_one_line(name, tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(command(name, ["--port", str(port)]), capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(port) in lines[0] and "in use" in lines[0], done.stderr
+
+
+@pytest.mark.parametrize("name", ENTRY_NAMES)
+def test_bad_flag_exits_2_with_one_line(name):
+    done = subprocess.run(command(name, ["--port", "notaport"]), capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
