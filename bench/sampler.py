@@ -8,7 +8,6 @@ once per worker: an upper bound).
 from __future__ import annotations
 
 import threading
-import time
 
 import psutil
 
@@ -67,6 +66,3 @@ class TreeSampler:
         self.cpu_s = round(max(0.0, end - self._start_cpu), 3)
         self.peak_rss_mb = round(self._peak / 2**20, 1)
 
-
-def wait_idle(seconds: float) -> None:
-    time.sleep(seconds)

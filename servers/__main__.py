@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
+import sys
 
 from servers import catalog
 
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> None:
         for row in rows():
             table.add_row(*(row[c] for c in COLUMNS))
         # Piped output gets a wide table rather than rich's 80-column fallback.
-        Console(width=shutil.get_terminal_size((180, 24)).columns).print(table)
+        Console(width=None if sys.stdout.isatty() else 200).print(table)
 
 
 if __name__ == "__main__":

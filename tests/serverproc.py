@@ -1,6 +1,7 @@
 """Starting a catalog entry as a real process on a free loopback port, and stopping it."""
 from __future__ import annotations
 
+import http.client
 import os
 import re
 import signal
@@ -48,6 +49,15 @@ class ServerProcess:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    def request(self, path: str, method: str = "GET", timeout: float = 10.0) -> tuple[http.client.HTTPResponse, bytes]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            conn.request(method, path)
+            response = conn.getresponse()
+            return response, response.read()
+        finally:
+            conn.close()
 
     def start(self, timeout: float = START_TIMEOUT) -> "ServerProcess":
         self.proc = subprocess.Popen(command(self.name, self.args), cwd=ROOT, env=self.env,

@@ -198,37 +198,53 @@ def test_nginx_is_an_optional_keepalive_front(services):
 
 # -- docker-compose itself accepts it ------------------------------------------------------------
 
-def _docker_compose(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    exe = shutil.which("docker-compose")
-    if exe is None:
-        pytest.skip("docker-compose not installed (apt-get install docker-compose; CI's setup.sh does)")
-    # cwd = compose/ so that the build context ".." and ./nginx.conf resolve as they will for users.
+COMPOSE_TOOLS = ["docker-compose", "docker compose"]  # v1 (Debian, CI) and the v2 CLI plugin
+
+
+def _compose_tool(tool: str) -> list[str]:
+    if tool == "docker-compose":
+        exe = shutil.which("docker-compose")
+        if exe is None:
+            pytest.skip("docker-compose not installed (apt-get install docker-compose; CI's setup.sh does)")
+        return [exe]
+    docker = shutil.which("docker")
+    if docker is None or subprocess.run([docker, "compose", "version"], capture_output=True).returncode != 0:
+        pytest.skip("the docker compose v2 plugin is not installed (docker-compose v1 is checked instead)")
+    return [docker, "compose"]
+
+
+def _compose(tool: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    # cwd = compose/ so that the build context ".." and ./nginx.conf resolve as they will for users;
+    # the knobs are cleared so that the developer's environment does not change the answer.
     clean = {k: v for k, v in os.environ.items()
              if not k.startswith(("PORT_", "COMPOSE_")) and k not in ("CPUS", "MEMORY", "WORKERS", "UPSTREAM")}
-    return subprocess.run([exe, "-f", COMPOSE_FILE.name, *args], cwd=COMPOSE_DIR, capture_output=True,
-                          text=True, env={**clean, **(env or {})}, timeout=120)
+    return subprocess.run([*_compose_tool(tool), "-f", COMPOSE_FILE.name, *args], cwd=COMPOSE_DIR,
+                          capture_output=True, text=True, env={**clean, **(env or {})}, timeout=120)
 
 
-def test_docker_compose_config_accepts_the_file(services):
-    result = _docker_compose("config", "-q")
+@pytest.mark.parametrize("tool", COMPOSE_TOOLS)
+def test_docker_compose_config_accepts_the_file(services, tool):
+    result = _compose(tool, "config", "-q")
     assert result.returncode == 0, result.stderr
-    # docker-compose 1.29 lists profiled services too (nginx); what it parsed is what we wrote.
-    listed = _docker_compose("--profile", "nginx", "config", "--services").stdout.split()
+    listed = _compose(tool, "--profile", "nginx", "config", "--services").stdout.split()
     assert set(listed) == set(services)
 
 
-def test_docker_compose_expands_the_env_knobs():
-    result = _docker_compose("--profile", "nginx", "config",
-                             env={"CPUS": "1.5", "MEMORY": "512m", "UPSTREAM": "echo-redis",
-                                  "PORT_ECHO_REDIS": "9999", "WORKERS": "4"})
+@pytest.mark.parametrize("tool", COMPOSE_TOOLS)
+def test_docker_compose_expands_the_env_knobs(tool):
+    result = _compose(tool, "--profile", "nginx", "config",
+                      env={"CPUS": "1.5", "MEMORY": "512m", "UPSTREAM": "echo-redis",
+                           "PORT_ECHO_REDIS": "9999", "WORKERS": "4"})
     assert result.returncode == 0, result.stderr
     config = yaml.safe_load(result.stdout)["services"]
     echo = config["echo-redis"]
-    assert echo["cpus"] == 1.5 and echo["mem_limit"] == "512m"
-    assert any(str(p).startswith("127.0.0.1:9999:8000") for p in echo["ports"])
+    assert float(echo["cpus"]) == 1.5 and str(echo["mem_limit"]) in ("512m", str(512 * 2**20))
+    # v1 prints "127.0.0.1:9999:8000/tcp", v2 the long syntax.
+    assert [p if isinstance(p, str) else f"{p['host_ip']}:{p['published']}:{p['target']}/tcp"
+            for p in echo["ports"]] == ["127.0.0.1:9999:8000/tcp"]
     assert echo["command"][echo["command"].index("--workers") + 1] == "4"
     assert "echo-redis" in config["nginx"]["depends_on"]
-    bad = _docker_compose("--profile", "nginx", "config", "-q", env={"UPSTREAM": "no-such-service"})
+    bad = _compose(tool, "--profile", "nginx", "config", "-q", env={"UPSTREAM": "no-such-service"})
     assert bad.returncode != 0
 
 

@@ -19,21 +19,9 @@ HELLO_JSON = b'{"message":"Hello, World!"}'
 ENTRY_NAMES = [e.name for e in catalog.ENTRIES]
 
 
-@pytest.fixture(scope="module", params=ENTRY_NAMES)
-def server(request, start_server) -> ServerProcess:
-    server = start_server(request.param)
-    yield server
-    server.stop()
-
-
-def get(server: ServerProcess, path: str, method: str = "GET") -> tuple[http.client.HTTPResponse, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-    try:
-        conn.request(method, path)
-        response = conn.getresponse()
-        return response, response.read()
-    finally:
-        conn.close()
+@pytest.fixture(params=ENTRY_NAMES)
+def server(request, running) -> ServerProcess:
+    return running(request.param)
 
 
 def assert_framing(response: http.client.HTTPResponse, body: bytes) -> None:
@@ -54,7 +42,7 @@ def test_ready_line(server):
 
 
 def test_plaintext(server):
-    response, body = get(server, "/")
+    response, body = server.request("/")
     assert response.status == 200
     assert response.getheader("Content-Type") in TEXT_TYPES
     assert body == HELLO
@@ -62,7 +50,7 @@ def test_plaintext(server):
 
 
 def test_json(server):
-    response, body = get(server, "/json")
+    response, body = server.request("/json")
     assert response.status == 200
     assert response.getheader("Content-Type") in JSON_TYPES
     assert body == HELLO_JSON
@@ -90,22 +78,22 @@ def test_keep_alive(server):
 
 
 def test_date_changes(server):
-    first, _ = get(server, "/")
+    first, _ = server.request("/")
     time.sleep(1.05)
-    second, _ = get(server, "/")
+    second, _ = server.request("/")
     assert parsedate_to_datetime(second.getheader("Date")) > parsedate_to_datetime(first.getheader("Date"))
 
 
 @pytest.mark.parametrize("path", ["/nope", "/json/extra", "/mongo", "/redis", "/mongo/pooled/"])
 def test_unknown_route_is_404(server, path):
-    response, body = get(server, path)
+    response, body = server.request(path)
     assert response.status == 404
     assert b"Traceback" not in body
 
 
 @pytest.mark.parametrize("method,path", [("POST", "/"), ("PUT", "/json"), ("DELETE", "/")])
 def test_wrong_method_is_405(server, method, path):
-    response, body = get(server, path, method)
+    response, body = server.request(path, method)
     assert response.status == 405
     assert b"Traceback" not in body
 
@@ -113,7 +101,7 @@ def test_wrong_method_is_405(server, method, path):
 @pytest.mark.parametrize("name", ENTRY_NAMES)
 def test_sigterm_stops_within_5s(name, start_server):
     server = start_server(name)
-    assert get(server, "/")[0].status == 200
+    assert server.request("/")[0].status == 200
     code, elapsed, survivors = server.terminate()
     assert code == 0, f"exit code {code} after SIGTERM; stderr:\n{server.stderr_text()}"
     assert elapsed < 5

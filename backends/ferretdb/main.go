@@ -27,15 +27,17 @@ func main() {
 	listenAddr := flag.String("listen-addr", "127.0.0.1:27017", "TCP address to listen on")
 	sqliteURL := flag.String("sqlite-url", "file:data/", "SQLite URI of an existing directory, ending in /")
 	logLevel := flag.String("log-level", "warn", "log level: debug, info, warn or error")
+	shutdownTimeout := flag.Duration("shutdown-timeout", 3*time.Second,
+		"on SIGTERM/SIGINT, how long connected clients may stay before the process exits anyway")
 	flag.Parse()
 
-	if err := run(*listenAddr, *sqliteURL, *logLevel); err != nil {
+	if err := run(*listenAddr, *sqliteURL, *logLevel, *shutdownTimeout); err != nil {
 		fmt.Fprintf(os.Stderr, "ferretdb: %s\n", err)
 		os.Exit(2)
 	}
 }
 
-func run(listenAddr, sqliteURL, logLevel string) error {
+func run(listenAddr, sqliteURL, logLevel string, shutdownTimeout time.Duration) error {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 		return fmt.Errorf("bad --log-level %q", logLevel)
@@ -80,7 +82,19 @@ func run(listenAddr, sqliteURL, logLevel string) error {
 
 	fmt.Printf("ferretdb listening on %s (sqlite %s)\n", uri, dir)
 
-	<-done
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+
+	// FerretDB lets connected clients stay 3 s after the listener closes; pooled clients never
+	// leave by themselves. Every write is already committed (SQLite WAL), so exiting is safe.
+	select {
+	case <-done:
+	case <-time.After(shutdownTimeout):
+		logger.Warn("exiting with clients still connected", slog.Duration("shutdown-timeout", shutdownTimeout))
+	}
 
 	return nil
 }

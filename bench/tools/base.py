@@ -103,6 +103,9 @@ class Tool:
     def parse(self, raw: dict[str, str]) -> Measurement:
         raise NotImplementedError
 
+    def discard(self, spec: LoadSpec) -> None:
+        """Drop the output files of a run whose numbers are not wanted (a warm-up)."""
+
 
 def run_version(argv: list[str]) -> str:
     try:

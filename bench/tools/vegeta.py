@@ -109,6 +109,9 @@ class Vegeta(Tool):
     def parse(self, raw: dict[str, str]) -> Measurement:
         return parse(raw.get("report", ""), raw.get("encoded", ""))
 
+    def discard(self, spec: LoadSpec) -> None:
+        spec.file(".bin").unlink(missing_ok=True)
+
 
 def _compact_results(binary: str, binfile: Path) -> str:
     """`vegeta encode -to json`, one line a request, reduced to code, latency and error."""

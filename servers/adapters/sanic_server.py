@@ -6,8 +6,6 @@ worker runs an asyncio (uvloop) event loop; the main process restarts workers th
 """
 from __future__ import annotations
 
-import threading
-import time
 from functools import partial
 from typing import Callable
 
@@ -28,16 +26,17 @@ def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:
 
 
 def _announce_when_acked(app, ready: Callable[[], None]) -> None:
-    """Ready once every worker has acknowledged its start, not when the main process binds.
+    """Ready once the manager has seen every worker acknowledge its start.
 
-    A SIGTERM that reaches Sanic's manager while workers are still starting hangs it (seen with
-    25.12), so callers must not be told to go ahead before then.
+    Not when the main process binds: a SIGTERM that reaches Sanic's manager while it still
+    waits for the acks makes it loop for ever (seen with 25.12: wait_for_ack re-queues the
+    shutdown message), so callers must not be told to go ahead before it has moved on.
     """
+    manager = app.manager
+    wait_for_ack = manager.wait_for_ack
 
-    def wait() -> None:
-        manager = app.manager
-        while not manager._all_workers_ack():  # no public API for this; the manager's own check
-            time.sleep(0.02)
+    def wait_then_announce() -> None:
+        wait_for_ack()
         ready()
 
-    threading.Thread(target=wait, name="announce-ready", daemon=True).start()
+    manager.wait_for_ack = wait_then_announce

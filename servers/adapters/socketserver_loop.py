@@ -3,13 +3,24 @@ from __future__ import annotations
 
 import socket
 import socketserver
+import sys
 from typing import Callable
 
 from servers.adapters.shutdown import raise_keyboard_interrupt_on_stop
 
 
-def family_for(host: str) -> socket.AddressFamily:
-    return socket.AF_INET6 if ":" in host else socket.AF_INET
+class _QuietDisconnects:
+    def handle_error(self, request, client_address) -> None:
+        # A client that hangs up mid-response (a load tool stopping) is not a server error.
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
+def server_class(base: type[socketserver.TCPServer], host: str) -> type:
+    """`base` for this host's address family, quiet about clients that disconnect."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return type(base.__name__, (_QuietDisconnects, base), {"address_family": family})
 
 
 def serve_until_stopped(server: socketserver.BaseServer, ready: Callable[[], None]) -> None:

@@ -10,14 +10,13 @@ from http.server import HTTPServer, ThreadingHTTPServer
 from typing import Callable
 
 from servers.adapters.loading import build_app
-from servers.adapters.socketserver_loop import family_for, serve_until_stopped
+from servers.adapters.socketserver_loop import serve_until_stopped, server_class
 from servers.options import Options
 
 
 def _serve(app_path: str, options: Options, ready: Callable[[], None], base: type, protocol: str) -> None:
     handler = type("Handler", (build_app(app_path, options),), {"protocol_version": protocol})
-    server_class = type(base.__name__, (base,), {"address_family": family_for(options.host)})
-    serve_until_stopped(server_class((options.host, options.port), handler), ready)
+    serve_until_stopped(server_class(base, options.host)((options.host, options.port), handler), ready)
 
 
 def serve_single(app_path: str, options: Options, ready: Callable[[], None]) -> None:

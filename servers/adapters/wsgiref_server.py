@@ -8,7 +8,7 @@ from typing import Callable
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from servers.adapters.loading import build_app
-from servers.adapters.socketserver_loop import family_for, serve_until_stopped
+from servers.adapters.socketserver_loop import serve_until_stopped, server_class
 from servers.options import Options
 
 
@@ -18,7 +18,6 @@ class _QuietHandler(WSGIRequestHandler):
 
 
 def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:
-    server_class = type("WSGIServer", (WSGIServer,), {"address_family": family_for(options.host)})
     server = make_server(options.host, options.port, build_app(app_path, options),
-                         server_class=server_class, handler_class=_QuietHandler)
+                         server_class=server_class(WSGIServer, options.host), handler_class=_QuietHandler)
     serve_until_stopped(server, ready)

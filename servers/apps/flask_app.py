@@ -6,8 +6,10 @@ MongoClient in init_app and pymongo is not fork-safe.
 from __future__ import annotations
 
 from flask import Flask, Response
+from flask_pymongo import PyMongo
 from werkzeug.exceptions import HTTPException
 
+from backends import mongo_sync
 from servers.apps import contract
 from servers.apps.operations import SyncOperations
 from servers.options import Options
@@ -18,12 +20,10 @@ def _response(reply: contract.Reply) -> Response:
 
 
 def create_app(options: Options) -> Flask:
-    from backends import mongo_sync
-    from flask_pymongo import PyMongo
-
     app = Flask(__name__)
-    mongo = PyMongo(app, uri=options.mongo_url, **mongo_sync.client_options())
-    ops = SyncOperations(options, find_user_pooled=mongo_sync.finder(lambda: mongo.db))
+    mongo = PyMongo(app, uri=options.mongo_url, **mongo_sync.client_kwargs())
+    users = mongo_sync.users_collection(mongo.cx)
+    ops = SyncOperations(options, find_user_pooled=lambda user_id: mongo_sync.find_user_in(users, user_id))
 
     @app.get("/")
     def hello() -> Response:

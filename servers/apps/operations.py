@@ -65,8 +65,8 @@ class AsyncOperations:
     def __init__(self, options: Options):
         driver = "motor" if options.mongo_driver == "motor" else "pymongo"
         self._mongo_url, self._redis_url, self._driver = options.mongo_url, options.redis_url, driver
-        self._mongo = mongo_async.PooledMongo(options.mongo_url, driver=driver)
-        self._redis = redis_async.PooledRedis(options.redis_url)
+        self._mongo = mongo_async.PooledAsyncMongo(options.mongo_url, driver=driver)
+        self._redis = redis_async.PooledAsyncRedis(options.redis_url)
 
     async def mongo_pooled(self, raw_id: str) -> Reply:
         user_id = parse_user_id(raw_id)

@@ -37,6 +37,10 @@ def create_handler(options: Options) -> type[BaseHTTPRequestHandler]:
         return None
 
     class ContractHandler(BaseHTTPRequestHandler):
+        # Headers and body go out in two writes: without NODELAY, Nagle and the client's
+        # delayed ACK hold every keep-alive response ~40 ms.
+        disable_nagle_algorithm = True
+
         def do_GET(self) -> None:
             operation = route(unquote(urlsplit(self.path).path, errors="replace"))
             if operation is None:
@@ -64,6 +68,9 @@ def create_handler(options: Options) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Length", str(len(reply.body)))
             if allow:
                 self.send_header("Allow", allow)
+            if self.request_version == "HTTP/1.0" and not self.close_connection:
+                # An HTTP/1.0 client asked for keep-alive (ab -k): say it is granted, or it waits.
+                self.send_header("Connection", "keep-alive")
             self.end_headers()
             if not getattr(self, "_head_only", False):
                 self.wfile.write(reply.body)

@@ -38,7 +38,8 @@ func (c mongoConfig) options() *options.ClientOptions {
 	// the contract's 2 s when the server is down.
 	return options.Client().ApplyURI(c.url).
 		SetServerSelectionTimeout(Timeout).
-		SetConnectTimeout(Timeout)
+		SetConnectTimeout(Timeout).
+		SetMaxPoolSize(PoolSize)
 }
 
 func newMongo(url string) (*mongoBackend, error) {

@@ -29,6 +29,7 @@ func newRedis(url string) (*redisBackend, error) {
 	opt.ReadTimeout = Timeout
 	opt.WriteTimeout = Timeout
 	opt.PoolTimeout = Timeout
+	opt.PoolSize = PoolSize
 	// Without this, go-redis ignores the request's deadline and waits on its own timeouts.
 	opt.ContextTimeoutEnabled = true
 	// Maintenance notifications are a Redis Enterprise/Cloud feature; in the default "auto" mode

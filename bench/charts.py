@@ -1,0 +1,191 @@
+"""The report's charts, drawn with matplotlib (Agg) into PNG bytes: no window, no files, no fonts to fetch.
+
+Each function takes aggregated rows and returns PNG bytes, or None when there is nothing to draw.
+dev-only stacks are hatched and labelled, failed configurations are absent (they are in the tables).
+"""
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from bench.aggregate import Row  # noqa: E402
+
+PERCENTILE_KEYS = ("p50", "p90", "p99", "p99.9")
+OPEN_KEYS = ("mean", "p50", "p95", "p99", "max")
+COLORS = {"p50": "#4c72b0", "p90": "#55a868", "p95": "#8172b2", "p99": "#dd8452", "p99.9": "#c44e52",
+          "max": "#937860", "mean": "#64b5cd"}
+OP_ORDER = ("hello", "json", "mongo-pooled", "mongo-per-request", "redis-pooled", "redis-per-request")
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def label(row: Row, with_op: bool = False, with_load: bool = True) -> str:
+    r = row.first
+    text = r.entrypoint
+    if with_op:
+        text += f" {r.operation}"
+    if with_load:
+        text += f" {row.load}" + ("" if r.keepalive else " close")
+    if r.dev_only:
+        text += " [dev-only]"
+    return text
+
+
+def _ops(rows: list[Row]) -> list[str]:
+    present = {r.first.operation for r in rows}
+    return [op for op in OP_ORDER if op in present] + sorted(present - set(OP_ORDER))
+
+
+def _varying_load(rows: list[Row]) -> bool:
+    return len({(r.load, r.first.keepalive, r.first.tool) for r in rows}) > 1
+
+
+def requests_per_second(rows: list[Row]) -> bytes | None:
+    """Requests/s per stack, one panel per operation, with the min-max spread of the repeats."""
+    rows = [r for r in rows if r.ok_results and r.rps is not None]
+    if not rows:
+        return None
+    ops = _ops(rows)
+    with_load = _varying_load(rows)
+    heights = [max(1, len([r for r in rows if r.first.operation == op])) for op in ops]
+    fig, axes = plt.subplots(len(ops), 1, figsize=(9, 0.9 + 0.32 * sum(heights) + 0.6 * len(ops)),
+                             gridspec_kw={"height_ratios": heights}, squeeze=False,
+                             layout="constrained")
+    for ax, op in zip(axes[:, 0], ops):
+        panel = sorted([r for r in rows if r.first.operation == op], key=lambda r: r.rps)
+        ys = range(len(panel))
+        values = [r.rps for r in panel]
+        spreads = [r.spread("requests_per_s") for r in panel]
+        err = [[v - (s[0] if s else v) for v, s in zip(values, spreads)],
+               [(s[1] if s else v) - v for v, s in zip(values, spreads)]]
+        bars = ax.barh(ys, values, xerr=err if any(any(e) for e in err) else None, color="#4c72b0",
+                       ecolor="#333333", capsize=2)
+        for bar, r in zip(bars, panel):
+            if r.first.dev_only:
+                bar.set_hatch("//")
+                bar.set_facecolor("#a6bddb")
+            if r.errors_total or r.non_2xx:
+                ax.annotate(f" errors {r.errors_total + r.non_2xx:,}", (bar.get_width(), bar.get_y() + 0.4),
+                            fontsize=7, color="#c44e52", va="center")
+        ax.set_yticks(list(ys), [label(r, with_load=with_load) for r in panel], fontsize=8)
+        ax.set_title(op, fontsize=9, loc="left")
+        ax.set_xlabel("requests/s (closed loop)", fontsize=8)
+        ax.grid(axis="x", alpha=0.3)
+    fig.suptitle("Requests per second (hatched: dev-only)", fontsize=10)
+    return _png(fig)
+
+
+def _grouped_latency(rows: list[Row], keys: tuple[str, ...], title: str, with_op: bool) -> bytes | None:
+    rows = [r for r in rows if r.ok_results and any(r.latency(k) for k in keys)]
+    if not rows:
+        return None
+    rows = sorted(rows, key=lambda r: (OP_ORDER.index(r.first.operation) if r.first.operation in OP_ORDER else 99,
+                                       r.latency("p50") or 0))
+    fig, ax = plt.subplots(figsize=(9, 1.2 + 0.42 * len(rows)), layout="constrained")
+    width = 0.8 / len(keys)
+    for i, key in enumerate(keys):
+        ys = [n + i * width for n in range(len(rows))]
+        values = [r.latency(key) or 0 for r in rows]
+        ax.barh(ys, values, height=width, label=key, color=COLORS[key])
+    ax.set_yticks([n + 0.4 - width / 2 for n in range(len(rows))],
+                  [label(r, with_op=with_op, with_load=_varying_load(rows)) for r in rows], fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlabel("latency, ms (log scale)", fontsize=8)
+    ax.grid(axis="x", alpha=0.3, which="both")
+    ax.legend(fontsize=7, loc="lower right")
+    ax.invert_yaxis()
+    ax.set_title(title, fontsize=10)
+    return _png(fig)
+
+
+def latency_percentiles(rows: list[Row]) -> bytes | None:
+    return _grouped_latency(rows, PERCENTILE_KEYS, "Latency percentiles (closed loop)", with_op=True)
+
+
+def open_loop_latency(rows: list[Row]) -> bytes | None:
+    rows = [r for r in rows if r.first.loop == "open"]
+    return _grouped_latency(rows, OPEN_KEYS, "Open loop: latency at a constant rate", with_op=True)
+
+
+def pooled_vs_per_request(rows: list[Row]) -> bytes | None:
+    """Requests/s of the pooled and the per-request route side by side: one panel per backend."""
+    panels: list[tuple[str, list[tuple[Row, Row]]]] = []
+    for backend in ("mongo", "redis"):
+        by_stack: dict[tuple, dict[str, Row]] = {}
+        for r in rows:
+            if r.ok_results and r.rps and r.first.operation in (f"{backend}-pooled", f"{backend}-per-request"):
+                key = (r.first.entrypoint, r.load, r.first.keepalive, r.first.tool)
+                by_stack.setdefault(key, {})[r.first.operation.split("-", 1)[1]] = r
+        pairs = [(p["pooled"], p["per-request"]) for p in by_stack.values() if len(p) == 2]
+        if pairs:
+            panels.append((backend, pairs))
+    if not panels:
+        return None
+    heights = [len(pairs) for _, pairs in panels]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9, 1.0 + 0.55 * sum(heights) + 0.7 * len(panels)),
+                             gridspec_kw={"height_ratios": heights}, squeeze=False, layout="constrained")
+    for ax, (backend, pairs) in zip(axes[:, 0], panels):
+        with_load = _varying_load([p[0] for p in pairs])
+        ys = range(len(pairs))
+        ax.barh([y - 0.2 for y in ys], [p[0].rps for p in pairs], height=0.4, label="pooled", color="#4c72b0")
+        ax.barh([y + 0.2 for y in ys], [p[1].rps for p in pairs], height=0.4, label="per-request", color="#dd8452")
+        for y, (pooled, per) in zip(ys, pairs):
+            ax.annotate(f" pooled {pooled.rps / per.rps:.3g}x", (max(pooled.rps, per.rps), y), fontsize=7,
+                        va="center")
+        ax.set_yticks(list(ys), [label(p[0], with_load=with_load) for p in pairs], fontsize=8)
+        ax.invert_yaxis()
+        ax.margins(x=0.15)
+        ax.set_title(backend, fontsize=9, loc="left")
+        ax.set_xlabel("requests/s", fontsize=8)
+        ax.grid(axis="x", alpha=0.3)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper right", ncol=2, fontsize=7)
+    fig.suptitle("Pooled client vs a new connection per request", fontsize=10)
+    return _png(fig)
+
+
+def cpu_per_request(rows: list[Row]) -> bytes | None:
+    rows = [r for r in rows if r.ok_results and r.cpu_per_request_ms]
+    if not rows:
+        return None
+    rows = sorted(rows, key=lambda r: (OP_ORDER.index(r.first.operation) if r.first.operation in OP_ORDER else 99,
+                                       r.cpu_per_request_ms))
+    fig, ax = plt.subplots(figsize=(9, 1.2 + 0.3 * len(rows)), layout="constrained")
+    bars = ax.barh(range(len(rows)), [r.cpu_per_request_ms for r in rows], color="#55a868")
+    for bar, r in zip(bars, rows):
+        if r.first.dev_only:
+            bar.set_hatch("//")
+            bar.set_facecolor("#b7dfc0")
+    ax.set_yticks(list(range(len(rows))), [label(r, with_op=True, with_load=_varying_load(rows)) for r in rows],
+                  fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("server CPU ms per request (whole process tree)", fontsize=8)
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title("CPU per request (hatched: dev-only)", fontsize=10)
+    return _png(fig)
+
+
+def open_loop_success(rows: list[Row]) -> bytes | None:
+    rows = [r for r in rows if r.first.loop == "open" and r.ok_results and r.success_ratio is not None]
+    if not rows:
+        return None
+    fig, ax = plt.subplots(figsize=(9, 1.2 + 0.32 * len(rows)), layout="constrained")
+    values = [100 * r.success_ratio for r in rows]
+    bars = ax.barh(range(len(rows)), values, color=["#55a868" if v >= 99.9 else "#c44e52" for v in values])
+    for bar, v in zip(bars, values):
+        ax.annotate(f" {v:.2f}%", (bar.get_width(), bar.get_y() + 0.4), fontsize=7, va="center")
+    ax.set_yticks(list(range(len(rows))), [label(r, with_op=True) for r in rows], fontsize=8)
+    ax.set_xlim(0, 110)
+    ax.invert_yaxis()
+    ax.set_xlabel("success, % of requests sent", fontsize=8)
+    ax.set_title("Open loop: success rate at a constant rate", fontsize=10)
+    return _png(fig)

@@ -1,0 +1,378 @@
+"""The command line of bench.sh: run (the default), report, compare, presets."""
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import signal
+import sys
+from datetime import datetime
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from rich.console import Console
+from rich.markup import escape
+
+from servers import catalog
+from servers.catalog import Entry
+
+from bench import compare, plan as planning, presets, reports, schema, selection
+from bench.progress import Progress
+from bench.runner import Runner
+from bench.tools import DEFAULT_TOOL, TOOLS, ToolMissing, Unsupported
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMANDS = ("run", "report", "compare", "presets")
+EXIT_USAGE = 2
+
+DESCRIPTION = """\
+Benchmark any part of the catalog with real load tools (wrk, ab, hey, vegeta) on loopback:
+start the entrypoint (and local Mongo/Redis when a route needs them), check the route contract,
+warm up, load, record one JSON line per run, then write results.md and report.html.
+
+commands:
+  run        benchmark a selection (the default: `bench.sh --quick` is `bench.sh run --quick`)
+  report     regenerate results.md and report.html from a results.jsonl
+  compare    two results files side by side (Markdown, with ratios)
+  presets    list the named benchmarks and their expected run time
+"""
+
+EXAMPLES = """\
+examples:
+  ./bench.sh --quick                               every framework, one Go stack, every route, ~3 s runs
+  ./bench.sh --servers 'flask_*,sanic' --ops hello,redis-pooled --connections 50,100
+  ./bench.sh --servers dev-only --ops json --tool hey --close   keep-alive and client-close passes
+  ./bench.sh --servers falcon_gunicorn --ops hello --tool vegeta --rate 550
+  ./bench.sh --preset one-core --repeat 3
+  ./bench.sh --target http://127.0.0.1:8080 --servers gin --ops hello,json   (a server started elsewhere)
+  ./bench.sh report results/20260101-120000/results.jsonl
+  ./bench.sh compare results/a/results.jsonl results/b/results.jsonl
+"""
+
+
+class UsageError(Exception):
+    pass
+
+
+def csv_ints(text: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a comma list of integers: {text!r}") from None
+    if not values or any(v < 1 for v in values):
+        raise argparse.ArgumentTypeError(f"expected positive integers: {text!r}")
+    return values
+
+
+def csv_floats(text: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a comma list of numbers: {text!r}") from None
+    if not values or any(v <= 0 for v in values):
+        raise argparse.ArgumentTypeError(f"expected positive numbers: {text!r}")
+    return values
+
+
+def positive_float(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return value
+
+
+def add_run_arguments(p: argparse.ArgumentParser) -> None:
+    sel = p.add_argument_group("what to benchmark")
+    sel.add_argument("--servers", metavar="SPEC",
+                     help="comma list of catalog names, fnmatch globs or tags: 'flask_*,sanic', dev-only, "
+                          "production, python, go, a framework (falcon), server or model; kind:value "
+                          "(framework:sanic) forces one reading, !item removes. Default: every entry "
+                          "(with --quick: one stack per framework and one Go stack)")
+    sel.add_argument("--ops", metavar="OPS",
+                     help=f"comma list of operations ({', '.join(catalog.OPERATIONS)}), families "
+                          "(mongo, redis) or all (default: all; with --target: hello,json). An entry runs "
+                          "only the operations it supports")
+    sel.add_argument("--preset", metavar="NAME", choices=list(presets.PRESETS),
+                     help=f"a named benchmark: {', '.join(presets.PRESETS)} (see `bench.sh presets`); "
+                          "options given as well override it")
+    sel.add_argument("--quick", action="store_true",
+                     help="a small matrix in a few minutes: 3 s runs (5000 requests for ab); alone, one "
+                          "stack of every framework, one Go stack and every route")
+    load = p.add_argument_group("the load")
+    load.add_argument("--tool", choices=list(TOOLS), help=f"load tool (default {DEFAULT_TOOL})")
+    load.add_argument("--connections", "-c", type=csv_ints, metavar="N[,N...]",
+                      help="concurrent connections, a list runs each (default 50)")
+    load.add_argument("--threads", "-t", type=int, metavar="N",
+                      help="wrk threads (default: 2, at most the connections); hey: -cpus")
+    load.add_argument("--duration", "-d", type=positive_float, metavar="S", help="seconds per run (default 10)")
+    load.add_argument("--requests", "-n", type=int, metavar="N",
+                      help="ab/hey: stop after N requests (still bounded by --duration for ab, default 10 s)")
+    load.add_argument("--rate", type=csv_floats, metavar="R[,R...]",
+                      help="vegeta: constant rate in requests/s (open loop); a list runs each")
+    load.add_argument("--close", action="store_true",
+                      help="add a pass where the CLIENT closes every connection (ab without -k, hey "
+                           "-disable-keepalive, vegeta -keepalive=false; wrk cannot), apart from the keep-alive one")
+    load.add_argument("--close-only", action="store_true", help="only the client-close pass")
+    load.add_argument("--repeat", type=int, default=None, metavar="N",
+                      help="run each configuration N times; reports show the median and the spread")
+    load.add_argument("--warmup", type=float, default=planning.DEFAULT_WARMUP_S, metavar="S",
+                      help=f"seconds of the same load before each measured configuration (default "
+                           f"{planning.DEFAULT_WARMUP_S:g}; 0: none)")
+    load.add_argument("--timeout", type=positive_float, default=planning.DEFAULT_TIMEOUT_S, metavar="S",
+                      help=f"per-request timeout of the tool (default {planning.DEFAULT_TIMEOUT_S:g} s)")
+    srv = p.add_argument_group("the servers")
+    srv.add_argument("--workers", type=int, metavar="N",
+                     help="override the catalog's worker count (clamped for one-process stacks)")
+    srv.add_argument("--users", type=int, default=planning.DEFAULT_USERS, metavar="N",
+                     help=f"seed users 1..N and draw ids over that range (default {planning.DEFAULT_USERS})")
+    srv.add_argument("--pin", action=argparse.BooleanOptionalAction, default=True,
+                     help="taskset: server on cpu 0 (the first half of the cores), load tool on the rest "
+                          "(default on where there are 2+ cores)")
+    srv.add_argument("--server-cores", type=int, metavar="N", help="with --pin: cores for the server")
+    srv.add_argument("--target", metavar="URL",
+                     help="benchmark a server started elsewhere (e.g. by compose) on loopback: no start or "
+                          "stop, the contract is still checked; --servers NAME labels it")
+    srv.add_argument("--mongo-url", metavar="URL", help="use (and seed) this Mongo instead of a local one")
+    srv.add_argument("--redis-url", metavar="URL", help="use (and seed) this Redis instead of a local one")
+    out = p.add_argument_group("output")
+    out.add_argument("--out", type=Path, metavar="DIR",
+                     help="results directory (default results/<timestamp>/): results.jsonl, results.md, "
+                          "report.html, raw/ tool outputs, logs/ server stderr")
+    out.add_argument("--dry-run", action="store_true", help="print the plan and its expected time, run nothing")
+    out.add_argument("--plain", action="store_true", help="no live progress bar, only the lines")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="bench.sh", description=DESCRIPTION, epilog=EXAMPLES,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", metavar="{run,report,compare,presets}")
+    run = sub.add_parser("run", help="benchmark a selection (default)", description=DESCRIPTION.split("\n\n")[0],
+                         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_run_arguments(run)
+    rep = sub.add_parser("report", help="regenerate results.md and report.html from a results.jsonl")
+    rep.add_argument("results", type=Path, help="a results.jsonl")
+    rep.add_argument("--out", type=Path, metavar="DIR", help="where to write (default: beside the file)")
+    rep.add_argument("--title", default="Benchmark results")
+    cmp = sub.add_parser("compare", help="two results files side by side, with ratios")
+    cmp.add_argument("a", type=Path, help="results.jsonl A (the baseline)")
+    cmp.add_argument("b", type=Path, help="results.jsonl B")
+    cmp.add_argument("--out", type=Path, metavar="FILE", help="also write the Markdown to FILE")
+    pre = sub.add_parser("presets", help="list the named benchmarks")
+    pre.add_argument("--json", action="store_true", help="as JSON")
+    return parser
+
+
+# -- run -----------------------------------------------------------------------------------------
+def check_loopback(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme != "http" or not parts.hostname:
+        raise UsageError(f"--target {url!r}: expected http://HOST:PORT")
+    host = parts.hostname
+    if host != "localhost":
+        try:
+            if not ipaddress.ip_address(host).is_loopback:
+                raise ValueError
+        except ValueError:
+            raise UsageError(f"--target {url!r}: load goes to loopback addresses only (127.0.0.0/8, ::1, "
+                             f"localhost); publish the server's port on 127.0.0.1") from None
+    return f"http://{parts.netloc}"
+
+
+def target_entry(name: str | None, url: str) -> Entry:
+    if name:
+        return catalog.get(name)
+    return Entry(name="target", language="?", framework="?", server="?", model="?", workers=None,
+                 description=f"a server at {url}", tags=())
+
+
+def settings_from(args: argparse.Namespace) -> tuple[planning.Settings, list[Entry] | None]:
+    """Settings from the preset (if any), then the explicit options; and target entries if --target."""
+    s = presets.get(args.preset).settings() if args.preset else planning.Settings()
+    if args.quick:  # first, so that an explicit --duration or --requests still wins
+        s = s.scaled_quick()
+    target_entries = None
+    if args.target:
+        s.target = check_loopback(args.target)
+        names = [e.name for e in selection.select_entries(args.servers)] if args.servers else []
+        if len(names) > 1:
+            raise UsageError("--target benchmarks one server: give --servers one name (or none)")
+        s.target_name = names[0] if names else ""
+        target_entries = [target_entry(s.target_name or None, s.target)]
+        s.servers = [target_entries[0].name]
+        s.ops = selection.select_ops(args.ops or "hello,json")
+    else:
+        if args.servers:
+            s.servers = [e.name for e in selection.select_entries(args.servers)]
+        elif not args.preset:
+            s.servers = list(planning.QUICK_SERVERS) if args.quick else [e.name for e in catalog.ENTRIES]
+        if args.ops:
+            s.ops = selection.select_ops(args.ops)
+    if args.tool:
+        s.tool = args.tool
+    if args.connections:
+        s.connections = args.connections
+    if args.threads:
+        s.threads = args.threads
+    if args.duration:
+        s.duration_s = args.duration
+    if args.requests:
+        s.requests = args.requests
+    if args.rate:
+        s.rates = args.rate
+        if not args.tool and not args.preset:
+            s.tool = "vegeta"
+    if args.close_only:
+        s.keepalive = [False]
+    elif args.close:
+        s.keepalive = [True, False]
+    if args.repeat:
+        s.repeat = max(1, args.repeat)
+    if args.workers:
+        s.workers = args.workers
+    if args.server_cores:
+        s.server_cores = args.server_cores
+    s.warmup_s, s.timeout_s, s.users, s.pin = args.warmup, args.timeout, args.users, args.pin
+    s.mongo_url, s.redis_url = args.mongo_url or "", args.redis_url or ""
+    if s.users < 1:
+        raise UsageError("--users must be at least 1")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if args.requests and s.tool not in ("ab", "hey"):
+        raise UsageError(f"--requests is for ab and hey; {s.tool} runs for --duration seconds")
+    if not s.servers:
+        raise UsageError("--servers selects nothing")
+    return s, target_entries
+
+
+def default_out() -> Path:
+    base = ROOT / "results" / datetime.now().strftime("%Y%m%d-%H%M%S")
+    out, n = base, 1
+    while out.exists():
+        n += 1
+        out = base.with_name(f"{base.name}-{n}")
+    return out
+
+
+def print_plan(console: Console, p: planning.Plan) -> None:
+    s = p.settings
+    console.print(f"[bold]plan[/bold]: {len(p.runs)} runs, {len(p.entries)} stacks, tool {s.tool}, "
+                  f"about {planning.format_duration(p.estimate_s())}"
+                  + (f" (preset {s.preset})" if s.preset else "") + (" --quick" if s.quick else ""))
+    for group in p.entries:
+        ops = list(dict.fromkeys(r.operation for r in group.runs))
+        console.print(escape(f"  {group.entry.name}{' [dev-only]' if group.entry.dev_only else ''}: "
+                             f"{', '.join(ops)} ({len(group.runs)} runs)"))
+        for note in group.notes:
+            console.print(escape(f"    note: {note}"))
+    if p.backends():
+        console.print(f"  backends: {', '.join(p.backends())} (local, seeded with users 1..{s.users})")
+    if p.skipped:
+        console.print(f"  skipped {len(p.skipped)} entry/operation pairs the catalog does not list")
+
+
+def cmd_run(args: argparse.Namespace, console: Console) -> int:
+    s, target_entries = settings_from(args)
+    p = planning.build(s, target_entries)
+    if not p.runs:
+        raise UsageError("nothing to run: no selected entry supports the selected operations")
+    out = args.out if args.out else default_out()
+    out = out if out.is_absolute() else Path.cwd() / out
+    progress = Progress(console, live=False if args.plain else None)
+    runner = Runner(p, out, progress)
+    try:
+        runner.validate()
+    except (ToolMissing, Unsupported) as exc:
+        raise UsageError(str(exc)) from None
+    print_plan(console, p)
+    if args.dry_run:
+        return 0
+    console.print(f"  results: {out}")
+    interrupted = False
+    try:
+        runner.execute()
+    except KeyboardInterrupt:
+        interrupted = True
+        console.print("[yellow]interrupted: servers, tools and backends stopped; writing what was measured[/yellow]")
+    results_file = out / "results.jsonl"
+    results = schema.read(results_file) if results_file.exists() else []
+    if results:
+        title = f"Benchmark results: {s.preset}" if s.preset else "Benchmark results"
+        md_path, html_path, md = reports.write(results, out, title)
+        print(md)
+        console.print(f"wrote {results_file}, {md_path.name}, {html_path.name}")
+    failed = sum(1 for r in results if not r.ok)
+    if failed:
+        console.print(f"[yellow]{failed} of {len(results)} runs failed (see 'Failed runs')[/yellow]")
+    if interrupted:
+        return 130
+    return 1 if results and failed == len(results) else 0
+
+
+# -- report, compare, presets ---------------------------------------------------------------------
+def cmd_report(args: argparse.Namespace, console: Console) -> int:
+    results = schema.read(args.results)
+    out = args.out or args.results.parent
+    md_path, html_path, md = reports.write(results, out, args.title)
+    print(md)
+    console.print(f"wrote {md_path} and {html_path}")
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace, console: Console) -> int:
+    md = compare.render(schema.read(args.a), schema.read(args.b), name_a=str(args.a.parent.name or args.a),
+                        name_b=str(args.b.parent.name or args.b))
+    print(md)
+    if args.out:
+        args.out.write_text(md, encoding="utf-8")
+        console.print(f"wrote {args.out}")
+    return 0
+
+
+def cmd_presets(args: argparse.Namespace, console: Console) -> int:
+    items = []
+    for p in presets.PRESETS.values():
+        items.append({"name": p.name, "summary": p.summary, "options": p.command_line(),
+                      "expected": p.expected(), "expected_quick": p.expected(quick=True), "notes": list(p.notes)})
+    if args.json:
+        print(json.dumps(items, indent=2))
+        return 0
+    for item in items:
+        print(f"{item['name']}\n  {item['summary']}\n  {item['options']}\n"
+              f"  expected: {item['expected']}; with --quick: {item['expected_quick']}")
+        for note in item["notes"]:
+            print(f"  note: {note}")
+        print()
+    print("run one: ./bench.sh --preset NAME [--quick] [--repeat N]")
+    return 0
+
+
+_interrupted = False
+
+
+def _raise_interrupt(signum, frame):  # noqa: ARG001
+    """The first SIGINT/SIGTERM/SIGHUP stops the benchmark; later ones do not cut the clean-up short."""
+    global _interrupted
+    if _interrupted:
+        return
+    _interrupted = True
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
+        argv.insert(0, "run")
+    args = build_parser().parse_args(argv)
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _raise_interrupt)
+    handlers = {"run": cmd_run, "report": cmd_report, "compare": cmd_compare, "presets": cmd_presets}
+    try:
+        code = handlers[args.command](args, console)
+    except (UsageError, ValueError, KeyError, FileNotFoundError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        console.print(f"[red]error:[/red] {escape(str(message))}")
+        code = EXIT_USAGE
+    except KeyboardInterrupt:
+        code = 130
+    sys.exit(code)

@@ -1,0 +1,69 @@
+"""`bench compare A.jsonl B.jsonl`: two result files side by side in Markdown, with B/A ratios.
+
+Rows are matched on the configuration (stack, route, tool, loop, load, keep-alive or close);
+a configuration found on one side only is listed too, so nothing silently drops out.
+"""
+from __future__ import annotations
+
+from bench import aggregate
+from bench.aggregate import Row
+from bench.markdown import describe_pinning, ms, num, table
+from bench.schema import Result
+
+
+def match_key(row: Row) -> tuple:
+    r = row.first
+    return (r.entrypoint, r.operation, r.tool, r.loop, r.connections, r.rate, r.keepalive)
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    if a is None or b is None or a == 0:
+        return "–"
+    return f"{b / a:.2f}x"
+
+
+def _rps(row: Row | None) -> float | None:
+    return None if row is None or not row.ok_results else row.rps
+
+
+def _p99(row: Row | None) -> float | None:
+    return None if row is None or not row.ok_results else row.latency("p99")
+
+
+def _errors(row: Row | None) -> str:
+    if row is None:
+        return "–"
+    if not row.ok_results:
+        return "failed"
+    return f"{row.errors_total + row.non_2xx:,}"
+
+
+def render(a: list[Result], b: list[Result], name_a: str = "A", name_b: str = "B") -> str:
+    rows_a = {match_key(r): r for r in aggregate.rows(a)}
+    rows_b = {match_key(r): r for r in aggregate.rows(b)}
+    keys = list(rows_a) + [k for k in rows_b if k not in rows_a]
+    header = ["stack", "op", "tool", "load", "conn", f"req/s {name_a}", f"req/s {name_b}", "req/s B/A",
+              f"p99 ms {name_a}", f"p99 ms {name_b}", "p99 B/A", f"errors {name_a}", f"errors {name_b}"]
+    lines = []
+    for key in keys:
+        ra, rb = rows_a.get(key), rows_b.get(key)
+        row = ra or rb
+        stack = f"`{row.first.entrypoint}`" + (" **dev-only**" if row.first.dev_only else "")
+        lines.append([stack, row.first.operation, row.first.tool, row.load, row.connection,
+                      num(_rps(ra)), num(_rps(rb)), ratio(_rps(ra), _rps(rb)),
+                      ms(_p99(ra)), ms(_p99(rb)), ratio(_p99(ra), _p99(rb)), _errors(ra), _errors(rb)])
+    only_a = sum(1 for k in rows_a if k not in rows_b)
+    only_b = sum(1 for k in rows_b if k not in rows_a)
+    parts = [f"# Compare: A = {name_a}, B = {name_b}", "",
+             f"{len(keys)} configurations: {len(keys) - only_a - only_b} in both, {only_a} only in A, "
+             f"{only_b} only in B. A ratio above 1 means B is higher (faster for req/s, slower for p99).", "",
+             table(header, lines), ""]
+    parts += ["| | machine | pinning | tools |", "|---|---|---|---|"]
+    for name, rs in ((name_a, a), (name_b, b)):
+        if rs:
+            m = rs[0].machine
+            tools = ", ".join(sorted({f"{r.tool} {r.tool_version}".strip() for r in rs}))
+            parts.append(f"| {name} | {m.get('cpu_model', '?')}, {m.get('usable_cores', '?')} cores | "
+                         f"{describe_pinning(rs[0].pinning)} | {tools} |")
+    parts.append("")
+    return "\n".join(parts)

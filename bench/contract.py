@@ -1,0 +1,83 @@
+"""Check the route contract's answer before any load is sent: status 200, Content-Type, exact body.
+
+A stack that answers wrongly (a 503 because a backend is down, a 404 because the data is not
+seeded) is recorded as failed with what it answered, not benchmarked.
+"""
+from __future__ import annotations
+
+import http.client
+import json
+import random
+from urllib.parse import urlsplit
+
+HELLO_BODY = b"Hello, World!"
+TIMEOUT = 10.0
+
+
+class ContractError(AssertionError):
+    """The route answered something else than the contract says."""
+
+
+def fetch(base_url: str, path: str, keepalive: bool = True) -> tuple[int, dict[str, str], bytes]:
+    parts = urlsplit(base_url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=TIMEOUT)
+    try:
+        conn.request("GET", path, headers={} if keepalive else {"Connection": "close"})
+        resp = conn.getresponse()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+    finally:
+        conn.close()
+
+
+def _json(body: bytes, path: str) -> object:
+    try:
+        return json.loads(body)
+    except ValueError:
+        raise ContractError(f"GET {path}: body is not JSON: {body[:80]!r}") from None
+
+
+def check_answer(operation: str, path: str, status: int, headers: dict[str, str], body: bytes,
+                 user_id: int | None = None) -> None:
+    """Raise ContractError unless (status, headers, body) is the contract's answer for operation."""
+    if status != 200:
+        raise ContractError(f"GET {path}: status {status}, expected 200; body {body[:120]!r}")
+    ctype = headers.get("content-type", "").split(";")[0].strip().lower()
+    if operation == "hello":
+        if ctype != "text/plain":
+            raise ContractError(f"GET {path}: Content-Type {headers.get('content-type')!r}, expected text/plain")
+        if body != HELLO_BODY:
+            raise ContractError(f"GET {path}: body {body[:80]!r}, expected {HELLO_BODY!r}")
+        return
+    if ctype != "application/json":
+        raise ContractError(f"GET {path}: Content-Type {headers.get('content-type')!r}, expected application/json")
+    value = _json(body, path)
+    if operation == "json":
+        ok = value == {"message": "Hello, World!"}
+    elif operation.startswith("mongo-"):
+        ok = (isinstance(value, dict) and value.get("id") == user_id and isinstance(value.get("name"), str)
+              and set(value) == {"id", "name"})
+    elif operation.startswith("redis-"):
+        ok = isinstance(value, dict) and set(value) == {"name"} and isinstance(value["name"], str)
+    else:
+        ok = True  # an operation the catalog added later: a 200 JSON answer is all we know
+    if not ok:
+        raise ContractError(f"GET {path}: unexpected answer {body[:120]!r}")
+
+
+def sample_ids(users: int, fixed_id: int, count: int = 3, seed: int = 0) -> list[int]:
+    """The ids to check: the first, the last, the fixed one and a few random ones of 1..users."""
+    rng = random.Random(seed)
+    ids = [1, users, fixed_id, *(rng.randint(1, users) for _ in range(count))]
+    return list(dict.fromkeys(i for i in ids if 1 <= i <= users))
+
+
+def verify(base_url: str, operation: str, path_template: str, users: int, fixed_id: int) -> str:
+    """Check the route for operation; returns a one-line description of what was checked."""
+    if "{id}" in path_template:
+        ids = sample_ids(users, fixed_id)
+        for user_id in ids:
+            path = path_template.replace("{id}", str(user_id))
+            check_answer(operation, path, *fetch(base_url, path), user_id=user_id)
+        return f"{path_template} answered the contract for ids {', '.join(map(str, ids))}"
+    check_answer(operation, path_template, *fetch(base_url, path_template))
+    return f"{path_template} answered the contract"

@@ -1,0 +1,184 @@
+"""The benchmark plan: Settings (what the command line or a preset asks for) expanded into runs.
+
+A plan is grouped by entry: each entry's server is started once and serves all its runs
+(operations x keep-alive/close passes x connection counts or rates x repeats).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from servers import catalog
+from servers.catalog import Entry
+
+from bench import selection
+from bench.tools import DEFAULT_TOOL
+
+DEFAULT_CONNECTIONS = (50,)
+DEFAULT_DURATION_S = 10.0
+QUICK_DURATION_S = 3.0
+QUICK_REQUESTS = 5_000
+DEFAULT_WARMUP_S = 1.0
+DEFAULT_TIMEOUT_S = 5.0
+DEFAULT_USERS = 1000
+# The --quick matrix when no --servers is given: one stack of every framework, one Go
+# counterpart, every operation of the contract.
+QUICK_SERVERS = ("flask_gevent", "falcon_gunicorn_gthread", "sanic", "tornado", "twisted",
+                 "stdlib_threaded", "nethttp")
+# Seconds a run costs besides its load (verify, start the tool, collect) and an entry's start.
+RUN_OVERHEAD_S = 0.7
+START_OVERHEAD_S = 3.0
+BACKENDS_OVERHEAD_S = 8.0
+
+
+@dataclass
+class Settings:
+    servers: list[str] = field(default_factory=list)  # entry names (already selected)
+    ops: list[str] = field(default_factory=lambda: list(catalog.ALL_OPS))
+    tool: str = DEFAULT_TOOL
+    connections: list[int] = field(default_factory=lambda: list(DEFAULT_CONNECTIONS))
+    threads: int | None = None
+    duration_s: float = DEFAULT_DURATION_S
+    requests: int | None = None
+    rates: list[float] = field(default_factory=list)  # vegeta constant rates (open loop)
+    keepalive: list[bool] = field(default_factory=lambda: [True])  # the passes: True keep-alive, False close
+    repeat: int = 1
+    workers: int | None = None
+    warmup_s: float = DEFAULT_WARMUP_S
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    users: int = DEFAULT_USERS
+    pin: bool = True
+    server_cores: int | None = None
+    target: str = ""
+    target_name: str = ""
+    preset: str = ""
+    quick: bool = False
+    mongo_url: str = ""  # use these backends instead of starting local ones
+    redis_url: str = ""
+
+    def scaled_quick(self) -> "Settings":
+        """--quick: shorter runs, fewer requests (the matrix is not changed here)."""
+        return replace(self, quick=True, duration_s=min(self.duration_s, QUICK_DURATION_S),
+                       requests=min(self.requests, QUICK_REQUESTS) if self.requests else None)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    entry: Entry
+    operation: str
+    path: str
+    tool: str
+    connections: int
+    threads: int | None
+    rate: float | None
+    keepalive: bool
+    duration_s: float
+    requests: int | None
+    repeat: int
+    repeats: int
+    workers: int | None
+
+    @property
+    def loop(self) -> str:
+        return "open" if self.rate else "closed"
+
+    @property
+    def group(self) -> tuple:
+        """Runs of one group differ only by repeat: they share one warm-up."""
+        return (self.entry.name, self.operation, self.keepalive, self.connections, self.rate)
+
+    def describe(self) -> str:
+        load = f"rate={self.rate:g}/s" if self.rate else f"c={self.connections}"
+        if self.threads and self.tool == "wrk":
+            load += f" t={self.threads}"
+        conn = "keep-alive" if self.keepalive else "close"
+        rep = f" #{self.repeat + 1}/{self.repeats}" if self.repeats > 1 else ""
+        return f"{self.entry.name} {self.operation} {self.tool} {load} {conn}{rep}"
+
+
+@dataclass
+class EntryPlan:
+    entry: Entry
+    workers: int | None  # the --workers flag to pass (None: the catalog default)
+    runs: list[RunSpec]
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    settings: Settings
+    entries: list[EntryPlan]
+    skipped: list[str] = field(default_factory=list)  # "entry op: why" for combinations not run
+
+    @property
+    def runs(self) -> list[RunSpec]:
+        return [run for group in self.entries for run in group.runs]
+
+    def backends(self) -> list[str]:
+        if self.settings.target:
+            return []
+        needed = {selection.backend_of(run.operation) for run in self.runs}
+        return [b for b in ("mongo", "redis") if b in needed]
+
+    def estimate_s(self) -> float:
+        """Expected wall time: each run's warm-up and load plus overheads (an upper bound for ab -n)."""
+        s = self.settings
+        groups = {run.group for run in self.runs}
+        load = sum(run.duration_s + RUN_OVERHEAD_S for run in self.runs)
+        warmup = len(groups) * (s.warmup_s + RUN_OVERHEAD_S)
+        starts = 0.0 if s.target else len(self.entries) * START_OVERHEAD_S
+        return load + warmup + starts + (BACKENDS_OVERHEAD_S if self.backends() else 0.0)
+
+
+def format_duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 90:
+        return f"{seconds} s"
+    minutes, sec = divmod(seconds, 60)
+    if minutes < 90:
+        return f"{minutes} min {sec:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+def _workers(entry: Entry, requested: int | None, notes: list[str]) -> int | None:
+    if requested is None:
+        return None
+    if entry.max_workers is not None and requested > entry.max_workers:
+        notes.append(f"--workers {requested} clamped to {entry.max_workers}: {entry.name} runs "
+                     f"{entry.max_workers} process only")
+        return entry.max_workers
+    return requested
+
+
+def build(settings: Settings, entries: list[Entry] | None = None) -> Plan:
+    """Expand settings into runs; an entry runs only the operations its catalog entry lists.
+
+    entries defaults to settings.servers looked up in the catalog (--target passes its own).
+    """
+    if entries is None:
+        entries = [catalog.get(name) for name in settings.servers]
+    plan = Plan(settings, [])
+    loads: list[tuple[int, float | None]]
+    if settings.rates:
+        loads = [(0, rate) for rate in settings.rates]
+    else:
+        loads = [(c, None) for c in settings.connections]
+    for entry in entries:
+        notes: list[str] = []
+        workers = _workers(entry, settings.workers, notes)
+        runs = []
+        for op in settings.ops:
+            if op not in entry.ops:
+                plan.skipped.append(f"{entry.name} {op}: not an operation of this entry")
+                continue
+            for keepalive in settings.keepalive:
+                for connections, rate in loads:
+                    for repeat in range(settings.repeat):
+                        runs.append(RunSpec(
+                            entry=entry, operation=op, path=catalog.OPERATIONS[op], tool=settings.tool,
+                            connections=connections, threads=settings.threads, rate=rate,
+                            keepalive=keepalive, duration_s=settings.duration_s, requests=settings.requests,
+                            repeat=repeat, repeats=settings.repeat, workers=workers))
+        if runs:
+            plan.entries.append(EntryPlan(entry, workers, runs, notes))
+    return plan

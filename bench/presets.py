@@ -1,0 +1,99 @@
+"""Named benchmarks (`--preset NAME`, listed by `bench presets`), each a Settings built from the catalog.
+
+They reproduce well-known comparisons on this suite's stacks. The expected run time printed by
+`bench presets` is computed from the plan (loads, warm-ups, server and backend starts) for this
+machine's catalog; `--quick` scales durations and request counts down.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from bench import selection
+from bench.plan import Settings, build, format_duration
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    summary: str
+    servers: str
+    ops: str
+    tool: str
+    connections: tuple[int, ...] = (50,)
+    threads: int | None = None
+    duration_s: float = 10.0
+    requests: int | None = None
+    rates: tuple[float, ...] = ()
+    keepalive: tuple[bool, ...] = (True,)
+    workers: int | None = None
+    server_cores: int | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def settings(self, quick: bool = False, **overrides) -> Settings:
+        s = Settings(
+            servers=[e.name for e in selection.select_entries(self.servers)],
+            ops=selection.select_ops(self.ops), tool=self.tool, connections=list(self.connections),
+            threads=self.threads, duration_s=self.duration_s, requests=self.requests, rates=list(self.rates),
+            keepalive=list(self.keepalive), workers=self.workers, server_cores=self.server_cores,
+            preset=self.name)
+        s = replace(s, **overrides)
+        return s.scaled_quick() if quick else s
+
+    def expected(self, quick: bool = False) -> str:
+        plan = build(self.settings(quick))
+        return f"{len(plan.runs)} runs, about {format_duration(plan.estimate_s())}"
+
+    def command_line(self) -> str:
+        parts = [f"--servers {self.servers}", f"--ops {self.ops}", f"--tool {self.tool}"]
+        if self.rates:
+            parts.append("--rate " + ",".join(f"{r:g}" for r in self.rates))
+        else:
+            parts.append("--connections " + ",".join(map(str, self.connections)))
+        if self.threads:
+            parts.append(f"--threads {self.threads}")
+        if self.requests:
+            parts.append(f"--requests {self.requests} (at most {self.duration_s:g} s)")
+        else:
+            parts.append(f"--duration {self.duration_s:g}")
+        if self.keepalive == (False,):
+            parts.append("--close-only")
+        if self.workers:
+            parts.append(f"--workers {self.workers}")
+        if self.server_cores:
+            parts.append(f"--server-cores {self.server_cores}")
+        return " ".join(parts)
+
+
+PRESETS: dict[str, Preset] = {p.name: p for p in (
+    Preset("hello-ladder", "the hello route up the ladder: stdlib, stdlib threaded, tornado, sanic, Go net/http",
+           servers="stdlib,stdlib_threaded,tornado,sanic,nethttp", ops="hello", tool="wrk",
+           connections=(200,), threads=10, duration_s=10.0,
+           notes=("stdlib's http.server listens with a backlog of 5: at c=200 expect dropped SYNs "
+                  "(latencies near 1 s, the client's retransmit) or socket errors",)),
+    Preset("echo-vs-flask", "Go Echo against the Flask dev server: hello, then Mongo per-request vs pooled",
+           servers="echo,flask_dev", ops="hello,mongo-per-request,mongo-pooled", tool="ab",
+           connections=(100,), requests=100_000, duration_s=30.0, keepalive=(False,),
+           notes=("ab -n 100000 -c 100 without -k, as the original comparison; each run stops "
+                  "at 100000 requests or 30 s, whichever comes first",)),
+    Preset("redis-get", "GET of a Redis key through a pooled client: Go, Sanic and Flask on five servers",
+           servers="gin,sanic,flask_dev,flask_threaded,flask_processes,flask_gevent", ops="redis-pooled",
+           tool="wrk", connections=(100,), threads=8, duration_s=10.0,
+           notes=("flask_processes refuses connections past its worker count: its errors are the finding",)),
+    Preset("constant-rate-wsgi", "Flask and Falcon on gunicorn, tornado, twisted and wsgiref at a constant 550 req/s",
+           servers="flask_gunicorn,flask_tornado,flask_twisted,flask_wsgiref,"
+                   "falcon_gunicorn,falcon_tornado,falcon_twisted,falcon_wsgiref",
+           ops="hello", tool="vegeta", rates=(550.0,), duration_s=20.0,
+           notes=("open loop: success rate and mean/p50/p95/p99/max latency are the result, "
+                  "not requests/s",)),
+    Preset("one-core", "Gin against Flask on gevent with one worker, the server pinned to one core",
+           servers="gin,flask_gevent", ops="hello", tool="wrk", connections=(50, 100, 200),
+           duration_s=10.0, workers=1, server_cores=1,
+           notes=("taskset puts the server on one core and the load tool on the others",)),
+)}
+
+
+def get(name: str) -> Preset:
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise KeyError(f"no preset {name!r}; `bench presets` lists {', '.join(PRESETS)}") from None

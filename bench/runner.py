@@ -1,0 +1,256 @@
+"""Carry out a plan: backends up and seeded, each entry started, contract checked, warmed up, loaded,
+measured, stopped. Every planned run ends as one Result line, failed ones included.
+
+Whatever happens (a failed start, a tool killed on its time limit, Ctrl-C, SIGTERM) the servers,
+load tools and local backends started here are stopped in `finally` blocks.
+"""
+from __future__ import annotations
+
+import random
+import shlex
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from bench import contract, machine, pinning, schema, selection, versions
+from bench.plan import Plan, RunSpec
+from bench.procs import run_bounded
+from bench.progress import Progress
+from bench.sampler import TreeSampler
+from bench.schema import Result
+from bench.server import LocalServer, ServerFailed, free_port
+from bench.services import BackendsFailed, BackendSession
+from bench.tools import LoadSpec, Tool
+from bench.tools import get as get_tool
+
+RAW_LIMIT = 1_000_000  # characters kept of each raw output section
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def fixed_id(entry: str, operation: str, users: int) -> int:
+    """The id of tools that send one URL: stable per stack and route, so reruns compare."""
+    return random.Random(f"{entry}/{operation}").randint(1, users)
+
+
+@dataclass
+class Context:
+    """What every result of this benchmark shares."""
+
+    tool: Tool
+    tool_version: str
+    pinning: pinning.Pinning
+    machine: dict
+    out: Path
+    results_file: Path
+    results: list[Result] = field(default_factory=list)
+    index: int = 0
+
+
+class Runner:
+    def __init__(self, plan: Plan, out: Path, progress: Progress):
+        self.plan = plan
+        self.settings = plan.settings
+        self.out = Path(out)
+        self.progress = progress
+        self.tool = get_tool(self.settings.tool)
+
+    # -- checks before anything starts ---------------------------------------------------------
+    def load_spec(self, run: RunSpec, base_url: str, stem: str, duration_s: float | None = None,
+                  requests: int | None = -1) -> LoadSpec:
+        s = self.settings
+        return LoadSpec(
+            base_url=base_url, path=run.path, connections=run.connections or 1, threads=run.threads,
+            duration_s=run.duration_s if duration_s is None else duration_s,
+            requests=run.requests if requests == -1 else requests, rate=run.rate, keepalive=run.keepalive,
+            timeout_s=s.timeout_s, users=s.users, fixed_id=fixed_id(run.entry.name, run.operation, s.users),
+            workdir=self.out / "work", stem=stem)
+
+    def validate(self) -> None:
+        """Raise ToolMissing or Unsupported before any process is started."""
+        self.tool.binary()
+        for run in self.plan.runs:
+            self.tool.check(self.load_spec(run, "http://127.0.0.1:1", "check"))
+
+    # -- the benchmark -------------------------------------------------------------------------
+    def execute(self) -> list[Result]:
+        self.validate()
+        s = self.settings
+        self.out.mkdir(parents=True, exist_ok=True)
+        ctx = Context(tool=self.tool, tool_version=self.tool.version(),
+                      pinning=pinning.plan(s.pin, s.server_cores, local_server=not s.target),
+                      machine=machine.describe(), out=self.out, results_file=self.out / "results.jsonl")
+        self.progress.start(len(self.plan.runs))
+        self.progress.note(f"{len(self.plan.runs)} runs of {len(self.plan.entries)} stacks with {self.tool.name} "
+                           f"{ctx.tool_version}; {ctx.pinning.describe()}")
+        needed = self.plan.backends()
+        session = BackendSession(needed, self.out / "backends", s.users, s.mongo_url, s.redis_url)
+        try:
+            backend_failure = ""
+            if needed:
+                self.progress.note(f"starting and seeding {' and '.join(needed)} ...")
+                try:
+                    session.start()
+                except BackendsFailed as exc:
+                    backend_failure = f"backends: {exc}"
+                    self.progress.note(backend_failure, "red")
+                for note in session.notes:
+                    self.progress.note(note)
+            for group in self.plan.entries:
+                runs = group.runs
+                if backend_failure:  # recorded as failed; the entry still runs its other routes
+                    for run in runs:
+                        if selection.backend_of(run.operation):
+                            self.record_failure(ctx, run, backend_failure, notes=group.notes)
+                    runs = [r for r in runs if not selection.backend_of(r.operation)]
+                if runs:
+                    self.run_entry(ctx, group.entry, group.workers, runs, session, group.notes)
+        finally:
+            session.stop()
+            self.progress.stop()
+        return ctx.results
+
+    def run_entry(self, ctx: Context, entry, workers: int | None, runs: list[RunSpec],
+                  session: BackendSession, notes: list[str]) -> None:
+        s = self.settings
+        server: LocalServer | None = None
+        base_url = s.target.rstrip("/")
+        try:
+            if not s.target:
+                args = ["--port", str(free_port()), *session.server_flags()]
+                if workers is not None:
+                    args += ["--workers", str(workers)]
+                server = LocalServer(entry.name, args, self.out / "logs" / f"{entry.name}.log",
+                                     prefix=ctx.pinning.server_prefix())
+                self.progress.note(f"starting {entry.name} ...")
+                try:
+                    server.start()
+                except (ServerFailed, OSError, SystemExit) as exc:
+                    for run in runs:
+                        self.record_failure(ctx, run, f"server: {exc}", notes=notes)
+                    return
+                base_url = server.url
+            verified: dict[str, str] = {}
+            warmed: set[tuple] = set()
+            for run in runs:
+                if server is not None and not server.alive():
+                    self.record_failure(ctx, run, f"server exited earlier (code {server.proc.poll()}): "
+                                                  f"{server.stderr_tail()}", server=server, notes=notes)
+                    continue
+                if run.operation not in verified:
+                    try:
+                        verified[run.operation] = contract.verify(
+                            base_url, run.operation, run.path, s.users, fixed_id(entry.name, run.operation, s.users))
+                    except (contract.ContractError, OSError) as exc:
+                        why = f"FAILED {exc}"
+                        if server is not None and isinstance(exc, OSError):
+                            why += f"; server stderr: {server.stderr_tail()}"
+                        verified[run.operation] = why
+                if verified[run.operation].startswith("FAILED"):
+                    self.record_failure(ctx, run, "contract: " + verified[run.operation][7:], server=server,
+                                        notes=notes)
+                    continue
+                if run.group not in warmed and s.warmup_s > 0:
+                    warmed.add(run.group)
+                    self.warm_up(ctx, run, base_url)
+                self.measure(ctx, run, base_url, server, notes)
+        finally:
+            if server is not None:
+                server.stop()
+                if server.stop_note.startswith("killed"):
+                    self.progress.note(f"{entry.name} ignored SIGTERM for 5 s: killed", "yellow")
+
+    def warm_up(self, ctx: Context, run: RunSpec, base_url: str) -> None:
+        spec = self.load_spec(run, base_url, "warmup", duration_s=self.settings.warmup_s, requests=None)
+        argv = [*ctx.pinning.tool_prefix(), *self.tool.command(spec)]
+        run_bounded(argv, timeout=self.tool.time_limit(spec))
+        self.tool.discard(spec)
+
+    def measure(self, ctx: Context, run: RunSpec, base_url: str, server: LocalServer | None,
+                notes: list[str]) -> None:
+        ctx.index += 1
+        stem = f"{ctx.index:03d}-{run.entry.name}-{run.operation}-{run.tool}-" \
+               f"{'r%g' % run.rate if run.rate else 'c%d' % run.connections}-" \
+               f"{'ka' if run.keepalive else 'close'}-{run.repeat + 1}"
+        spec = self.load_spec(run, base_url, stem)
+        argv = [*ctx.pinning.tool_prefix(), *self.tool.command(spec)]
+        self.progress.begin(ctx.index, run.describe())
+        result = self.base_result(ctx, run, server, notes)
+        result.url = spec.fixed_url() if not self.tool.random_ids else base_url + run.path
+        result.ids = self.tool.ids(spec)
+        if server is not None:
+            with TreeSampler(server.pid) as sampler:
+                done = run_bounded(argv, timeout=self.tool.time_limit(spec))
+            result.server_cpu_s, result.server_peak_rss_mb = sampler.cpu_s, sampler.peak_rss_mb
+        else:
+            done = run_bounded(argv, timeout=self.tool.time_limit(spec))
+        raw = self.tool.collect(spec, done.stdout, done.stderr)
+        result.raw_output = self.save_raw(stem, argv, done.returncode, raw)
+        try:
+            result.apply(self.tool.parse(raw))
+        except (ValueError, KeyError) as exc:
+            result.status, result.failure = "failed", f"{self.tool.name}: {exc}"
+        if done.timed_out:
+            result.status = "failed"
+            result.failure = (result.failure + "; " if result.failure else "") + \
+                f"{self.tool.name} killed after its time limit of {done.seconds:.0f} s"
+        elif done.returncode not in (0, None) and result.ok and not result.requests:
+            result.status, result.failure = "failed", f"{self.tool.name} exit {done.returncode}: " \
+                                                      f"{(done.stderr.strip().splitlines() or [''])[-1]}"
+        if server is not None and not server.alive():
+            result.status = "failed"
+            result.failure = (result.failure + "; " if result.failure else "") + \
+                f"server exited during the run (code {server.proc.poll()}): {server.stderr_tail()}"
+        if result.server_cpu_s is not None and result.requests:
+            result.cpu_per_request_ms = round(result.server_cpu_s * 1000 / result.requests, 4)
+        self.finish(ctx, result)
+
+    # -- results -------------------------------------------------------------------------------
+    def base_result(self, ctx: Context, run: RunSpec, server: LocalServer | None, notes: list[str]) -> Result:
+        entry, s = run.entry, self.settings
+        return Result(
+            entrypoint=entry.name, language=entry.language, framework=entry.framework, server=entry.server,
+            model=entry.model, tags=list(entry.tags), dev_only=entry.dev_only,
+            dev_only_reason=entry.dev_only_reason,
+            workers=server.workers if server is not None and server.workers is not None else run.workers,
+            operation=run.operation, path=run.path, tool=run.tool, tool_version=ctx.tool_version,
+            connections=run.connections if not run.rate else None,
+            threads=self._threads(run), rate=run.rate, loop=run.loop, keepalive=run.keepalive,
+            duration_s=run.duration_s, requests_target=run.requests, target=s.target,
+            pinning=ctx.pinning.as_dict(), machine=ctx.machine,
+            # a server started elsewhere may run other versions than this checkout has installed
+            versions=versions.for_entry(entry.name) if not s.target else {},
+            preset=s.preset, repeat=run.repeat, repeats=run.repeats, timestamp=now(),
+            notes=list(notes) + (["server started elsewhere: no CPU or RSS, versions unknown"] if s.target else []))
+
+    def _threads(self, run: RunSpec) -> int | None:
+        if run.tool == "wrk":
+            return max(1, min(run.threads or 2, run.connections))
+        return run.threads if run.tool == "hey" else None
+
+    def record_failure(self, ctx: Context, run: RunSpec, why: str, server: LocalServer | None = None,
+                       notes: list[str] | None = None) -> None:
+        ctx.index += 1
+        self.progress.begin(ctx.index, run.describe())
+        result = self.base_result(ctx, run, server, notes or [])
+        result.status, result.failure = "failed", why
+        self.finish(ctx, result)
+
+    def finish(self, ctx: Context, result: Result) -> None:
+        schema.append(ctx.results_file, result)
+        ctx.results.append(result)
+        self.progress.end(result)
+
+    def save_raw(self, stem: str, argv: list[str], code: int | None, raw: dict[str, str]) -> str:
+        path = self.out / "raw" / f"{stem}.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        parts = [f"$ {shlex.join(argv)}", f"# exit {code}"]
+        for name, text in raw.items():
+            if text:
+                clipped = text if len(text) <= RAW_LIMIT else text[:RAW_LIMIT] + "\n... (clipped)\n"
+                parts.append(f"==> {name} <==\n{clipped.rstrip()}")
+        path.write_text("\n".join(parts) + "\n")
+        return str(path.relative_to(self.out))
+

@@ -1,0 +1,134 @@
+"""Fault injection: a stopped or hung backend means BackendUnavailable within 2 s, and the same
+objects answer again once it is back (no restart of the app, no new client objects)."""
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+
+import pytest
+
+from backends import mongo_async, mongo_sync, redis_async, redis_sync
+from backends.errors import BackendUnavailable
+from backends.mongo_async import DRIVERS
+from backends.seed import REDIS_VALUE, seed_redis, user_name
+
+USER = {"id": 42, "name": user_name(42)}
+
+
+def unavailable_within(call: Callable[[], object], limit: float) -> float:
+    started = time.monotonic()
+    with pytest.raises(BackendUnavailable):
+        call()
+    elapsed = time.monotonic() - started
+    assert elapsed < limit, f"took {elapsed:.2f} s"
+    return elapsed
+
+
+async def unavailable_within_async(call: Callable[[], Awaitable[object]], limit: float) -> float:
+    started = time.monotonic()
+    with pytest.raises(BackendUnavailable):
+        await call()
+    elapsed = time.monotonic() - started
+    assert elapsed < limit, f"took {elapsed:.2f} s"
+    return elapsed
+
+
+class Calls:
+    """Every access function of one backend, pooled objects made once and closed at the end."""
+
+    def __init__(self, backends, service: str) -> None:
+        self.service = service
+        if service == "redis":
+            url, self.expected = backends.redis_url, REDIS_VALUE
+            self.pooled_sync = [redis_sync.PooledRedis(url)]
+            self.pooled_async = [redis_async.PooledAsyncRedis(url)]
+            self.sync = [self.pooled_sync[0].get_name, lambda: redis_sync.get_name_per_request(url)]
+            self.async_ = [self.pooled_async[0].get_name, lambda: redis_async.get_name_per_request(url)]
+        else:
+            url, self.expected = backends.mongo_url, USER
+            self.pooled_sync = [mongo_sync.PooledMongo(url)]
+            self.pooled_async = [mongo_async.PooledAsyncMongo(url, driver) for driver in DRIVERS]
+            self.sync = [lambda: self.pooled_sync[0].find_user(42), lambda: mongo_sync.find_user_per_request(url, 42)]
+            self.async_ = [lambda p=p: p.find_user(42) for p in self.pooled_async] + [
+                lambda d=d: mongo_async.find_user_per_request(url, 42, d) for d in DRIVERS
+            ]
+        self.url = url
+
+    def check_sync(self) -> None:
+        assert [call() for call in self.sync] == [self.expected] * len(self.sync)
+
+    async def check_async(self) -> None:
+        assert [await call() for call in self.async_] == [self.expected] * len(self.async_)
+
+    def reseed(self) -> None:
+        if self.service == "redis":  # no persistence: the restarted server has no key
+            seed_redis(self.url)
+
+    def close_sync(self) -> None:
+        for pooled in self.pooled_sync:
+            pooled.close()
+
+    async def close_async(self) -> None:
+        for pooled in self.pooled_async:
+            await pooled.close()
+
+
+SERVICES = pytest.mark.parametrize("service", ["redis", "mongo"])
+
+
+@SERVICES
+def test_sync_stopped_then_restarted(backends, contract_s, service) -> None:
+    calls = Calls(backends, service)
+    try:
+        calls.check_sync()
+        backends.down([service])
+        for call in calls.sync:
+            unavailable_within(call, contract_s)
+        backends.up([service])
+        calls.reseed()
+        calls.check_sync()
+    finally:
+        calls.close_sync()
+
+
+@SERVICES
+def test_async_stopped_then_restarted(backends, contract_s, service) -> None:
+    calls = Calls(backends, service)
+
+    async def main() -> None:
+        try:
+            await calls.check_async()
+            backends.down([service])
+            for call in calls.async_:
+                await unavailable_within_async(call, contract_s)
+            backends.up([service])
+            calls.reseed()
+            await calls.check_async()
+        finally:
+            await calls.close_async()
+
+    asyncio.run(main())
+
+
+@SERVICES
+def test_hung_backend(backends, paused, contract_s, service) -> None:
+    """SIGSTOP: the port stays open and connections stay up, but nothing answers."""
+    calls = Calls(backends, service)
+
+    async def main() -> None:
+        try:
+            # Warm the pools first, so that the pooled calls hang on an established connection.
+            calls.check_sync()
+            await calls.check_async()
+            with paused(service):
+                for call in calls.sync:
+                    unavailable_within(call, contract_s)
+                for acall in calls.async_:
+                    await unavailable_within_async(acall, contract_s)
+            calls.check_sync()
+            await calls.check_async()
+        finally:
+            calls.close_sync()
+            await calls.close_async()
+
+    asyncio.run(main())

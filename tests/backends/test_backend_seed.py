@@ -1,0 +1,94 @@
+"""backends.seed against the session backends: data, index, idempotency, CLI."""
+
+import os
+import subprocess
+import sys
+
+import pymongo
+import pytest
+import redis
+
+from backends import COLLECTION, DB_NAME, REDIS_KEY
+from backends.local import REPO_ROOT
+from backends.seed import (
+    DEFAULT_USERS,
+    INDEX_NAME,
+    REDIS_VALUE,
+    USER_NAME,
+    seed,
+    seed_mongo,
+    seed_redis,
+    user_name,
+)
+
+
+@pytest.fixture
+def users(backends):
+    client = pymongo.MongoClient(backends.mongo_url, serverSelectionTimeoutMS=2000)
+    yield client[DB_NAME][COLLECTION]
+    client.close()
+
+
+def test_constants() -> None:
+    assert DEFAULT_USERS == 1000
+    assert REDIS_KEY == "name" and REDIS_VALUE == "reference-server"
+    assert user_name(17) == USER_NAME(17) == "user-17"
+
+
+def test_seeded_data(backends, users) -> None:
+    docs = list(users.find({}, {"_id": 0}))
+    assert sorted(d["id"] for d in docs) == list(range(1, DEFAULT_USERS + 1))
+    assert all(d == {"id": d["id"], "name": user_name(d["id"])} for d in docs)
+    index = {ix["name"]: ix for ix in users.list_indexes()}[INDEX_NAME]
+    assert dict(index["key"]) == {"id": 1} and index["unique"] is True
+    with pytest.raises(pymongo.errors.DuplicateKeyError):
+        users.insert_one({"id": 1, "name": "again"})
+    assert redis.Redis.from_url(backends.redis_url, decode_responses=True).get(REDIS_KEY) == REDIS_VALUE
+
+
+def test_idempotent(backends) -> None:
+    mongo, changed = seed(backends.mongo_url, backends.redis_url, DEFAULT_USERS)
+    assert (mongo.inserted, mongo.updated, mongo.total, changed) == (0, 0, DEFAULT_USERS, False)
+
+
+def test_repairs_more_names_than_one_ferretdb_update_batch_survives(backends, users) -> None:
+    # More than 100 matched updates in one update command wedge FerretDB 1.24: seed batches them.
+    users.update_many({"id": {"$lte": 150}}, {"$set": {"name": "wrong"}})
+    users.delete_many({"id": {"$gt": DEFAULT_USERS - 5}})
+    result = seed_mongo(backends.mongo_url, DEFAULT_USERS)
+    assert (result.inserted, result.updated, result.total) == (5, 150, DEFAULT_USERS)
+    assert users.find_one({"id": 150}, {"_id": 0}) == {"id": 150, "name": user_name(150)}
+
+
+def test_redis_key_restored(backends) -> None:
+    redis.Redis.from_url(backends.redis_url).delete(REDIS_KEY)
+    assert seed_redis(backends.redis_url) is True
+    assert seed_redis(backends.redis_url) is False
+
+
+def test_cli_with_env_urls(backends) -> None:
+    env = {**os.environ, "MONGO_URL": backends.mongo_url, "REDIS_URL": backends.redis_url}
+    result = subprocess.run(
+        [sys.executable, "-m", "backends.seed", "--users", str(DEFAULT_USERS)],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    mongo_line, redis_line = result.stdout.splitlines()
+    assert mongo_line.startswith(f"mongo {backends.mongo_url}: test.user ids 1..{DEFAULT_USERS}: inserted 0, fixed 0")
+    assert redis_line == f"redis {backends.redis_url}: name = 'reference-server' (unchanged)"
+
+
+def test_cli_unreachable_mongo_fails_clearly(free_port) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "backends.seed", "--mongo-url", f"mongodb://127.0.0.1:{free_port}/test"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert "backends.seed: mongo at" in result.stderr

@@ -1,0 +1,144 @@
+"""The Mongo and Redis routes on every catalog entry, against real redis-server and FerretDB."""
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import psutil
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from backends.seed import REDIS_VALUE, seed_redis, user_name
+from conftest import SEED_USERS
+from servers import catalog
+from serverproc import ServerProcess
+
+ENTRY_NAMES = [e.name for e in catalog.ENTRIES]
+MONGO_ROUTES = ("/mongo/pooled/", "/mongo/per-request/")
+REDIS_ROUTES = ("/redis/pooled", "/redis/per-request")
+NOT_FOUND = {"error": "not found"}
+UNAVAILABLE = {"error": "backend unavailable"}
+JSON_TYPES = ("application/json", "application/json; charset=utf-8")
+
+
+@pytest.fixture(params=ENTRY_NAMES)
+def server(request, running) -> ServerProcess:
+    return running(request.param)
+
+
+def get_json(server: ServerProcess, path: str) -> tuple[int, object]:
+    response, body = server.request(path)
+    assert response.getheader("Content-Type") in JSON_TYPES, (path, response.getheader("Content-Type"))
+    return response.status, json.loads(body)
+
+
+@pytest.mark.parametrize("route", MONGO_ROUTES)
+@pytest.mark.parametrize("user_id", [1, 7, SEED_USERS])
+def test_mongo_finds_the_seeded_user(server, route, user_id):
+    assert get_json(server, f"{route}{user_id}") == (200, {"id": user_id, "name": user_name(user_id)})
+
+
+@pytest.mark.parametrize("route", MONGO_ROUTES)
+@pytest.mark.parametrize("raw_id", [str(SEED_USERS + 1), "0", "abc", "-1", "1.5", "99999999999999999999999",
+                                    "9223372036854775808", "%D9%A1", "1%20", "+1"])
+def test_mongo_missing_or_bad_id_is_404(server, route, raw_id):
+    assert get_json(server, f"{route}{raw_id}") == (404, NOT_FOUND)
+
+
+def test_mongo_leading_zeros_and_max_id(server):
+    assert get_json(server, "/mongo/pooled/007")[0] == 200
+    assert get_json(server, f"/mongo/per-request/{2**63 - 1}") == (404, NOT_FOUND)
+
+
+@pytest.mark.parametrize("route", REDIS_ROUTES)
+def test_redis_returns_the_name(server, route):
+    assert get_json(server, route) == (200, {"name": REDIS_VALUE})
+
+
+def test_pooled_and_per_request_agree(server):
+    for user_id in (2, 3, 50):
+        assert get_json(server, f"/mongo/pooled/{user_id}") == get_json(server, f"/mongo/per-request/{user_id}")
+    assert get_json(server, "/redis/pooled") == get_json(server, "/redis/per-request")
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(segment=st.text(st.characters(codec="utf-8", exclude_characters="/?#"), min_size=1, max_size=40))
+def test_any_id_segment_is_200_or_404_never_an_error(server, segment):
+    from urllib.parse import quote
+
+    from backends.ids import parse_user_id
+
+    status, body = get_json(server, f"/mongo/pooled/{quote(segment, safe='')}")
+    user_id = parse_user_id(segment)
+    if user_id is not None and 1 <= user_id <= SEED_USERS:
+        assert (status, body) == (200, {"id": user_id, "name": user_name(user_id)})
+    else:
+        assert (status, body) == (404, NOT_FOUND)
+
+
+def _wait_for(server: ServerProcess, path: str, status: int, within: float) -> float:
+    started = time.monotonic()
+    while True:
+        got, _ = server.request(path, timeout=within)
+        if got.status == status:
+            return time.monotonic() - started
+        assert time.monotonic() - started < within, f"{path}: still {got.status} after {within} s"
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize("service,paths", [("redis", ["/redis/pooled", "/redis/per-request"]),
+                                           ("mongo", ["/mongo/pooled/1", "/mongo/per-request/1"])])
+def test_backend_outage_is_503_within_2s_then_recovers(server, backends, service, paths):
+    for path in paths:  # warm the pools, so the outage hits live connections
+        assert server.request(path)[0].status == 200
+    backends.down([service])
+    try:
+        for path in paths:
+            started = time.monotonic()
+            status, body = get_json(server, path)
+            assert (status, body) == (503, UNAVAILABLE)
+            assert time.monotonic() - started < 2.0
+    finally:
+        backends.up([service])
+        if service == "redis":
+            seed_redis(backends.redis_url)  # the local redis-server keeps nothing on disk
+    for path in paths:
+        _wait_for(server, path, 200, within=5.0)
+    assert server.proc.poll() is None, "the same process answers again, no restart"
+
+
+def _backend_connections(server: ServerProcess, port: int) -> int:
+    count = 0
+    for proc in server.tree():
+        try:
+            count += sum(1 for c in proc.net_connections("tcp")
+                         if c.raddr and c.raddr.port == port and c.status == psutil.CONN_ESTABLISHED)
+        except psutil.NoSuchProcess:
+            pass
+    return count
+
+
+@pytest.mark.parametrize("service,path", [("redis", "/redis/pooled"), ("mongo", "/mongo/pooled/3")])
+def test_pooled_connections_stay_bounded_under_200_concurrent_requests(server, backends, service, path):
+    from backends.pools import MAX_POOL_SIZE
+
+    port = backends.redis_port if service == "redis" else backends.mongo_port
+    workers = int(server.ready_line.rsplit("(", 1)[1].split(",")[1].split()[0])
+    peak = 0
+
+    def one(_: int) -> int:
+        return server.request(path, timeout=30)[0].status
+
+    with ThreadPoolExecutor(max_workers=200) as pool:
+        futures = [pool.submit(one, i) for i in range(600)]
+        while not all(f.done() for f in futures):
+            peak = max(peak, _backend_connections(server, port))
+            time.sleep(0.02)
+        statuses = [f.result() for f in futures]
+    assert statuses.count(200) == len(statuses), {s: statuses.count(s) for s in set(statuses)}
+    # Each worker process has one pool; mongo adds its monitor connections (2 per client).
+    assert peak <= workers * (MAX_POOL_SIZE + 2), f"{peak} connections to {service} from {workers} workers"
+    settled = _backend_connections(server, port)
+    assert settled <= workers * (MAX_POOL_SIZE + 2)
