@@ -20,8 +20,11 @@ from backends.redis_sync import unavailable_on_error
 
 
 def client_kwargs() -> dict[str, Any]:
-    """The sync timeouts, with redis.asyncio's own Retry class (no retries, see redis_sync)."""
-    return {**sync_client_kwargs(), "retry": Retry(NoBackoff(), 0)}
+    """The sync settings, with redis.asyncio's own Retry class (the same policy, see redis_sync)."""
+    return {
+        **sync_client_kwargs(),
+        "retry": Retry(NoBackoff(), 1, supported_errors=(redis.exceptions.ConnectionError,)),
+    }
 
 
 def pool_kwargs() -> dict[str, Any]:

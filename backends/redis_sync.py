@@ -8,6 +8,7 @@ from typing import Any
 
 import redis
 from redis.backoff import NoBackoff
+from redis.maint_notifications import MaintNotificationsConfig
 from redis.retry import Retry
 
 from backends import DEFAULT_REDIS_URL, REDIS_KEY
@@ -30,9 +31,14 @@ def client_kwargs() -> dict[str, Any]:
     return {
         "socket_connect_timeout": TIMEOUT_S,
         "socket_timeout": TIMEOUT_S,
-        # redis-py >= 6 retries 3 times with backoff by default, which turns 1 s into several.
-        # A stale pooled connection (server restarted) is still replaced on checkout.
-        "retry": Retry(NoBackoff(), 0),
+        # redis-py >= 6 retries 3 times with backoff on errors and timeouts, which turns 1 s
+        # into several. One immediate retry on a broken connection only: a connection that died
+        # with a restarted server gets replaced, and a refused connect fails fast anyway.
+        "retry": Retry(NoBackoff(), 1, supported_errors=(redis.exceptions.ConnectionError,)),
+        # With maintenance notifications ("auto" by default, for Redis Enterprise) redis-py 8 skips
+        # its check of pooled connections on checkout: after a server restart the asyncio pool
+        # hands out a dead connection once (503). Plain redis-server never sends them.
+        "maint_notifications_config": MaintNotificationsConfig(enabled=False),
         "decode_responses": True,
     }
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 import pytest
 
 from servers import catalog
-from serverproc import ServerProcess, free_port
-
-SEED_USERS = 200
+from serverproc import SEED_USERS, ServerProcess, free_port
 
 
 def pytest_collection_modifyitems(config, items):

@@ -18,6 +18,7 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 READY = re.compile(r"^listening on http://(?P<host>[^ ]+):(?P<port>\d+) \((?P<name>[^,]+), (?P<workers>\d+) workers\)$")
 START_TIMEOUT = 60.0
+SEED_USERS = 200  # users 1..SEED_USERS are in the test backends
 STOP_TIMEOUT = 5.0
 
 

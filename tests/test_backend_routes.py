@@ -11,9 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backends.seed import REDIS_VALUE, seed_redis, user_name
-from conftest import SEED_USERS
 from servers import catalog
-from serverproc import ServerProcess
+from serverproc import SEED_USERS, ServerProcess
 
 ENTRY_NAMES = [e.name for e in catalog.ENTRIES]
 MONGO_ROUTES = ("/mongo/pooled/", "/mongo/per-request/")

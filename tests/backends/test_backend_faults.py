@@ -132,3 +132,25 @@ def test_hung_backend(backends, paused, contract_s, service) -> None:
             await calls.close_async()
 
     asyncio.run(main())
+
+
+@SERVICES
+def test_restart_between_two_calls(backends, service) -> None:
+    """The pooled connections died with the old server, unnoticed: the next call still answers."""
+    calls = Calls(backends, service)
+
+    async def main() -> None:
+        try:
+            calls.check_sync()
+            await calls.check_async()
+            # Blocking calls: the event loop does not run, so not even it has seen the sockets close.
+            backends.down([service])
+            backends.up([service])
+            calls.reseed()
+            calls.check_sync()
+            await calls.check_async()
+        finally:
+            calls.close_sync()
+            await calls.close_async()
+
+    asyncio.run(main())
