@@ -253,7 +253,9 @@ class LocalBackends:
         marker = self.ferretdb_bin.name
         return _Service("mongo", self.mongo_port, base, base / "ferretdb.log", marker, command, _ping_mongo)
 
-    def _select(self, services: Iterable[str] | None) -> list[_Service]:
+    def _select(self, services: Iterable[str] | str | None) -> list[_Service]:
+        if isinstance(services, str):
+            services = [services]
         names = list(services) if services else list(SERVICES)
         unknown = [n for n in names if n not in self._services]
         if unknown:
@@ -297,9 +299,7 @@ class LocalBackends:
         if running:
             pid, port = running
             if port != svc.port:
-                raise BackendError(
-                    f"{svc.name} already runs on port {port} for {self.state_dir}; stop it first (down)"
-                )
+                raise BackendError(f"{svc.name} already runs on port {port} for {self.state_dir}; stop it first (down)")
             return self._status(svc), False
         if _port_in_use(svc.port):
             raise BackendError(f"{svc.name}: port {svc.port} on {HOST} is already in use by another process")
@@ -408,7 +408,9 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--state-dir", type=Path, default=DEFAULT_STATE_DIR, help="default: %(default)s")
     parser.add_argument("--redis-port", type=int, default=6379, help="default: %(default)s")
     parser.add_argument("--mongo-port", type=int, default=27017, help="default: %(default)s")
-    parser.add_argument("--timeout", type=float, default=START_TIMEOUT_S, help="start timeout in s (default: %(default)s)")
+    parser.add_argument(
+        "--timeout", type=float, default=START_TIMEOUT_S, help="start timeout in s (default: %(default)s)"
+    )
     args = parser.parse_args(argv)
     bad = [s for s in args.services if s not in SERVICES]
     if bad:

@@ -10,7 +10,6 @@ import inspect
 from typing import Any, Literal
 
 from backends import COLLECTION, DB_NAME, DEFAULT_MONGO_URL
-from backends.pools import PerLoop
 from backends.mongo_sync import (
     PROJECTION,
     User,
@@ -19,6 +18,7 @@ from backends.mongo_sync import (
     user_filter,
     user_from_doc,
 )
+from backends.pools import PerLoop
 
 Driver = Literal["pymongo", "motor"]
 DRIVERS: tuple[Driver, ...] = ("pymongo", "motor")

@@ -9,7 +9,8 @@ import asyncio
 import os
 import threading
 import weakref
-from typing import Callable, Generic, TypeVar
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 

@@ -56,9 +56,7 @@ def _write(collection: pymongo.collection.Collection, ops: list) -> None:
 
 def seed_mongo(url: str = DEFAULT_MONGO_URL, users: int = DEFAULT_USERS) -> MongoSeed:
     """Insert the missing users, fix wrong names and create the unique index on `id`."""
-    client = pymongo.MongoClient(
-        url, serverSelectionTimeoutMS=5000, connectTimeoutMS=5000, socketTimeoutMS=60000
-    )
+    client = pymongo.MongoClient(url, serverSelectionTimeoutMS=5000, connectTimeoutMS=5000, socketTimeoutMS=60000)
     try:
         collection = client.get_default_database(DB_NAME)[COLLECTION]
         collection.create_index([("id", pymongo.ASCENDING)], unique=True, name=INDEX_NAME)
@@ -96,10 +94,14 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m backends.seed", description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", type=int, default=DEFAULT_USERS, help="ids 1..N (default: %(default)s)")
     parser.add_argument(
-        "--mongo-url", default=os.environ.get("MONGO_URL", DEFAULT_MONGO_URL), help="env MONGO_URL (default: %(default)s)"
+        "--mongo-url",
+        default=os.environ.get("MONGO_URL", DEFAULT_MONGO_URL),
+        help="env MONGO_URL (default: %(default)s)",
     )
     parser.add_argument(
-        "--redis-url", default=os.environ.get("REDIS_URL", DEFAULT_REDIS_URL), help="env REDIS_URL (default: %(default)s)"
+        "--redis-url",
+        default=os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
+        help="env REDIS_URL (default: %(default)s)",
     )
     args = parser.parse_args(argv)
     if args.users < 0:

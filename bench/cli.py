@@ -17,6 +17,7 @@ from servers import catalog
 from servers.catalog import Entry
 
 from bench import compare, plan as planning, presets, reports, schema, selection
+from bench.procs import interrupt
 from bench.progress import Progress
 from bench.runner import Runner
 from bench.tools import DEFAULT_TOOL, TOOLS, ToolMissing, Unsupported
@@ -355,7 +356,7 @@ def _raise_interrupt(signum, frame):  # noqa: ARG001
     if _interrupted:
         return
     _interrupted = True
-    raise KeyboardInterrupt
+    interrupt()
 
 
 def main(argv: list[str] | None = None) -> None:

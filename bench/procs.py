@@ -5,6 +5,8 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import psutil
@@ -20,6 +22,37 @@ class Completed:
     timed_out: bool = False
 
 
+_spawning = 0
+_interrupt_pending = False
+
+
+def interrupt() -> None:
+    """Stop the benchmark (called from the CLI's signal handler).
+
+    A signal that lands inside subprocess.Popen would leave a started child with no Popen object
+    to kill it by, so while a child is being spawned the interrupt waits for spawning() to end.
+    """
+    global _interrupt_pending
+    if _spawning:
+        _interrupt_pending = True
+        return
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def spawning() -> Iterator[None]:
+    """Wrap a Popen call: an interrupt that arrives meanwhile is raised once the pid is known."""
+    global _spawning, _interrupt_pending
+    _spawning += 1
+    try:
+        yield
+    finally:
+        _spawning -= 1
+        if _interrupt_pending and not _spawning:
+            _interrupt_pending = False
+            raise KeyboardInterrupt
+
+
 def kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
     try:
         os.killpg(pid, sig)
@@ -31,9 +64,11 @@ def run_bounded(argv: list[str], timeout: float, env: dict[str, str] | None = No
                 cwd: str | None = None) -> Completed:
     """Run argv in its own process group; kill the group after timeout s or on any exception."""
     started = time.monotonic()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
-                            start_new_session=True, env=env, cwd=cwd)
+    proc = None
     try:
+        with spawning():
+            proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    errors="replace", start_new_session=True, env=env, cwd=cwd)
         stdout, stderr = proc.communicate(timeout=timeout)
         return Completed(argv, proc.returncode, stdout, stderr, time.monotonic() - started)
     except subprocess.TimeoutExpired:
@@ -41,8 +76,9 @@ def run_bounded(argv: list[str], timeout: float, env: dict[str, str] | None = No
         stdout, stderr = proc.communicate()
         return Completed(argv, None, stdout, stderr, time.monotonic() - started, timed_out=True)
     except BaseException:
-        kill_group(proc.pid)
-        proc.wait()
+        if proc is not None:
+            kill_group(proc.pid)
+            proc.wait()
         raise
 
 

@@ -13,7 +13,7 @@ import threading
 import time
 from pathlib import Path
 
-from bench.procs import stop_tree
+from bench.procs import spawning, stop_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 READY = re.compile(r"^listening on (?P<url>http://\S+) \((?P<name>[^,]+), (?P<workers>\d+) workers?\)$")
@@ -65,9 +65,12 @@ class LocalServer:
         err = self.log.open("ab")
         err.write(f"$ {' '.join(argv)}\n".encode())
         err.flush()
-        self.proc = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=subprocess.PIPE, stderr=err,
-                                     text=True, errors="replace", start_new_session=True)
-        err.close()
+        try:
+            with spawning():  # an interrupt now is raised once self.proc exists, so stop() can kill it
+                self.proc = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=subprocess.PIPE, stderr=err,
+                                             text=True, errors="replace", start_new_session=True)
+        finally:
+            err.close()
         ready = threading.Event()
 
         def read() -> None:

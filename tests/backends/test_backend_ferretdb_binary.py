@@ -22,10 +22,13 @@ def test_ready_line_then_clean_exit_on_sigterm(binary: Path, tmp_path: Path, fre
     with subprocess.Popen(
         [
             str(binary),
-            "--listen-addr", f"127.0.0.1:{free_port}",
-            "--sqlite-url", f"file:{data}/",
-            "--shutdown-timeout", "300ms",
-        ],  # fmt: skip
+            "--listen-addr",
+            f"127.0.0.1:{free_port}",
+            "--sqlite-url",
+            f"file:{data}/",
+            "--shutdown-timeout",
+            "300ms",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -47,7 +47,7 @@ def test_status_and_idempotent_up_from_the_cli(backends) -> None:
     assert status.returncode == 0, status.stderr
     lines = status.stdout.splitlines()
     assert len(lines) == 2
-    for line, name, port in zip(lines, ("redis", "mongo"), (backends.redis_port, backends.mongo_port)):
+    for line, name, port in zip(lines, ("redis", "mongo"), (backends.redis_port, backends.mongo_port), strict=True):
         assert line.split()[:3] == [name, "running", f"127.0.0.1:{port}"]
         assert f"pid {backends.pid(name)}" in line and "log " in line
 
@@ -104,10 +104,10 @@ def test_down_up_one_service_keeps_port_and_data(backends) -> None:
     import pymongo
 
     mongo_pid = backends.pid("mongo")
-    (stopped, did_stop), = backends.down(["mongo"])
+    ((stopped, did_stop),) = backends.down(["mongo"])
     assert did_stop and not stopped.running
     assert backends.is_running("redis") and not backends.is_running("mongo")
-    (started, did_start), = backends.up(["mongo"])
+    ((started, did_start),) = backends.up(["mongo"])
     assert did_start and started.pid != mongo_pid
     assert started.address == f"127.0.0.1:{backends.mongo_port}"
     client = pymongo.MongoClient(backends.mongo_url, serverSelectionTimeoutMS=2000)

@@ -90,7 +90,7 @@ def test_client_is_made_inside_the_loop_and_again_in_a_new_one(backends, driver)
         assert clients[0] is not clients[1]
     finally:
         # Each client can only be closed in its own loop.
-        for loop, client in zip(loops, clients):
+        for loop, client in zip(loops, clients, strict=True):
             loop.run_until_complete(close_client(client))
             loop.close()
 

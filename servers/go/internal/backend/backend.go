@@ -17,7 +17,7 @@ const Timeout = time.Second
 
 // PoolSize caps the connections of one pooled client, the same cap as the Python stacks'
 // (backends/pools.py), so that pooled comparisons hold the backend to the same load.
-const PoolSize = 32
+const PoolSize = 100
 
 // ErrNotFound reports a missing user or key; any other error means the backend is unavailable.
 var ErrNotFound = errors.New("not found")
