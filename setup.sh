@@ -32,4 +32,9 @@ if ! command -v vegeta >/dev/null && [ ! -x "$GOBIN_DIR/vegeta" ]; then
   echo "setup: go install $VEGETA"
   go install "$VEGETA"
 fi
+# Built here rather than inside a test's or a benchmark's start-up time limit.
+python3 -m backends.local build
+for name in $(python3 -c "from servers import catalog; print(*catalog.GO_COMMANDS)"); do
+  python3 -c "from servers.run import build_go; build_go('$name')"
+done
 echo "setup: done (vegeta in $GOBIN_DIR; add it to PATH to use it by hand)"

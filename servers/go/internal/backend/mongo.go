@@ -75,7 +75,7 @@ func (p pooledMongo) User(ctx context.Context, id int64) (User, error) {
 
 type perRequestMongo struct{ cfg mongoConfig }
 
-func (p perRequestMongo) User(ctx context.Context, id int64) (User, error) {
+func (p perRequestMongo) User(ctx context.Context, id int64) (user User, err error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	client, err := mongo.Connect(p.cfg.options())
@@ -86,8 +86,17 @@ func (p perRequestMongo) User(ctx context.Context, id int64) (User, error) {
 		// Disconnect even when the query used up the request's deadline, or the client's
 		// monitor goroutines and sockets would leak. It sends endSessions first, so bound it.
 		dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), Timeout/2)
-		defer dcancel()
-		_ = client.Disconnect(dctx)
+		if err == nil || errors.Is(err, ErrNotFound) {
+			defer dcancel()
+			_ = client.Disconnect(dctx)
+			return
+		}
+		// After a failure Disconnect also waits for a monitor still stuck in its handshake
+		// (up to the connect timeout): finish closing in the background, the 503 is due now.
+		go func() {
+			defer dcancel()
+			_ = client.Disconnect(dctx)
+		}()
 	}()
 	return findUser(ctx, client.Database(p.cfg.db).Collection(userCollection), id)
 }

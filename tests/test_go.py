@@ -1,0 +1,18 @@
+"""The Go module's own checks, run from the suite so one command tests everything: vet and test."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from servers.run import GO_MODULE
+
+pytestmark = pytest.mark.skipif(shutil.which("go") is None, reason="go not installed: see setup.sh")
+
+
+@pytest.mark.parametrize("command", [["go", "vet", "./..."], ["go", "test", "-count=1", "./..."]],
+                         ids=["vet", "test"])
+def test_go_module(command):
+    done = subprocess.run(command, cwd=GO_MODULE, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
