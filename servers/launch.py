@@ -36,9 +36,11 @@ def fail(message: str) -> NoReturn:
 def build_parser(entry: catalog.Entry) -> argparse.ArgumentParser:
     workers = (f"default {entry.workers}" if entry.workers is not None
                else f"default one per usable core, {catalog.usable_cores()} here")
+    main = sys.modules.get("__main__")
+    how = main.__doc__ if main is not None and getattr(main.__spec__, "name", None) == entry.module else None
     parser = _OneLineParser(
         prog=f"python -m {entry.module}",
-        description=f"{entry.description}.\nServes the route contract of the suite "
+        description=f"{(how or entry.description).strip()}\n\nServes the suite's route contract "
                     f"(ops: {', '.join(entry.ops)}).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
