@@ -60,8 +60,11 @@ class ServerProcess:
         finally:
             conn.close()
 
+    def command(self) -> list[str]:
+        return command(self.name, self.args)
+
     def start(self, timeout: float = START_TIMEOUT) -> "ServerProcess":
-        self.proc = subprocess.Popen(command(self.name, self.args), cwd=ROOT, env=self.env,
+        self.proc = subprocess.Popen(self.command(), cwd=ROOT, env=self.env,
                                      stdout=subprocess.PIPE, stderr=self.stderr, text=True,
                                      start_new_session=True)
         found = threading.Event()
