@@ -15,15 +15,6 @@ def on_stop_signal(callback: Callable[[], None]) -> None:
         signal.signal(sig, lambda signum, frame: callback())
 
 
-def raise_keyboard_interrupt_on_stop() -> None:
-    """For socketserver-style loops in the main thread, which end cleanly on KeyboardInterrupt."""
-
-    def interrupt() -> None:
-        raise KeyboardInterrupt
-
-    on_stop_signal(interrupt)
-
-
 def exit_deadline(seconds: float = GRACE_SECONDS + 1.0, code: int = 0) -> None:
     """Leave the process after `seconds` even if non-daemon threads hang (twisted's pool, say)."""
     timer = threading.Timer(seconds, os._exit, args=(code,))

@@ -4,9 +4,10 @@ from __future__ import annotations
 import socket
 import socketserver
 import sys
+import threading
 from typing import Callable
 
-from servers.adapters.shutdown import raise_keyboard_interrupt_on_stop
+from servers.adapters.shutdown import exit_deadline, on_stop_signal
 
 
 class _QuietDisconnects:
@@ -24,11 +25,20 @@ def server_class(base: type[socketserver.TCPServer], host: str) -> type:
 
 
 def serve_until_stopped(server: socketserver.BaseServer, ready: Callable[[], None]) -> None:
-    raise_keyboard_interrupt_on_stop()
+    """serve_forever until SIGTERM/SIGINT, then finish the request in hand and close.
+
+    Not by raising in the signal handler: wsgiref's handler catches everything a request raises,
+    a KeyboardInterrupt included, and would go on serving. shutdown() must come from another
+    thread than serve_forever's; the deadline covers a request that does not finish.
+    """
+
+    def stop() -> None:
+        exit_deadline()
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    on_stop_signal(stop)
     ready()
     try:
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
     finally:
         server.server_close()

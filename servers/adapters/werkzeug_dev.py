@@ -10,7 +10,7 @@ from typing import Callable
 from werkzeug.serving import WSGIRequestHandler, make_server
 
 from servers.adapters.loading import build_app
-from servers.adapters.shutdown import raise_keyboard_interrupt_on_stop
+from servers.adapters.socketserver_loop import serve_until_stopped
 from servers.options import Options
 
 
@@ -23,9 +23,7 @@ def _serve(app_path: str, options: Options, ready: Callable[[], None], *, thread
     app = build_app(app_path, options)
     server = make_server(options.host, options.port, app, threaded=threaded, processes=processes,
                          request_handler=_QuietHandler)
-    raise_keyboard_interrupt_on_stop()
-    ready()
-    server.serve_forever()  # returns on KeyboardInterrupt, closing the socket
+    serve_until_stopped(server, ready)
 
 
 def serve_single(app_path: str, options: Options, ready: Callable[[], None]) -> None:
