@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import math
 import os
 import re
 import shutil
@@ -123,6 +124,16 @@ def ready_workers(server) -> int:
     return int(server.ready_line.rsplit("(", 1)[1].split(",")[1].split()[0])
 
 
+def expected_processes(server) -> int:
+    """Processes that serve once the stack is up: the announced workers for the pre-forked Python
+    stacks; one for Go (its workers are GOMAXPROCS threads) and for werkzeug's forking server
+    (its children live for one connection each)."""
+    entry = catalog.get(server.name)
+    if entry.language == "go" or entry.server == "werkzeug-processes":
+        return 1
+    return ready_workers(server)
+
+
 def alive(server) -> bool:
     return server.proc is not None and server.proc.poll() is None
 
@@ -139,10 +150,11 @@ def wait_for_workers(server, count: int, within: float) -> float:
         time.sleep(0.05)
 
 
-def get(server, path: str = "/", timeout: float = CLIENT_TIMEOUT_S, headers: dict | None = None) -> tuple[int, bytes]:
+def get(server, path: str = "/", timeout: float = CLIENT_TIMEOUT_S, headers: dict | None = None,
+        method: str = "GET") -> tuple[int, bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=timeout)
     try:
-        conn.request("GET", path, headers=headers or {})
+        conn.request(method, path, headers=headers or {})
         response = conn.getresponse()
         return response.status, response.read()
     finally:
@@ -236,7 +248,7 @@ def wrk(url: str, connections: int, duration: float, keepalive: bool = True,
     """wrk, one thread on its own core; without keep-alive every request sends Connection: close
     (wrk then opens a new connection per request)."""
     command = [*load_core(), tool("wrk"), "-t1", f"-c{connections}", f"-d{max(1, round(duration))}s",
-               f"--timeout", f"{timeout:g}s"]
+               "--timeout", f"{timeout:g}s"]
     if not keepalive:
         command += ["-H", "Connection: close"]
     done = subprocess.run([*command, url], capture_output=True, text=True, timeout=duration + 60)
@@ -259,7 +271,7 @@ class HeyResult:
 def hey(url: str, requests: int, concurrency: int = 64, keepalive: bool = True) -> HeyResult:
     """hey -n: a fixed number of requests (for the RSS check), client timeout CLIENT_TIMEOUT_S."""
     command = [*load_core(), tool("hey"), "-n", str(requests), "-c", str(min(concurrency, requests)),
-               "-t", f"{CLIENT_TIMEOUT_S:g}"]
+               "-t", str(math.ceil(CLIENT_TIMEOUT_S))]  # whole seconds only
     if not keepalive:
         command.append("-disable-keepalive")
     done = subprocess.run([*command, url], capture_output=True, text=True, timeout=600)
@@ -409,7 +421,7 @@ class Exchange:
 
 
 async def exchange(port: int, chunks: list[bytes], *, half_close: bool = True, timeout: float = CLIENT_TIMEOUT_S,
-                   expect: int | None = None, pause: float = 0.0, linger: float = 0.05) -> Exchange:
+                   expect: int | None = None, pause: float = 0.0, linger: float = 0.01) -> Exchange:
     """Send `chunks` (with `pause` s between them) on a new connection, then read until the server
     closes, `expect` complete responses have arrived, or `timeout`. With half_close, our side is
     shut down `linger` s after the last byte (time for an answer to a complete request first; a

@@ -24,9 +24,8 @@ import zlib
 import pytest
 
 import hostile
-from reltools import (ALL, CLIENT_TIMEOUT_S, CONTRACT_S, HELLO, PRODUCTION, alive, get, is_single_threaded, leaks,
-                      listen_backlog, parse_responses, probe_hello, scaled, seconds, serving_workers, warm,
-                      SlowClients, exchange)
+from reltools import (ALL, CLIENT_TIMEOUT_S, CONTRACT_S, HELLO, PRODUCTION, SlowClients, alive, exchange, get,
+                      is_single_threaded, leaks, parse_responses, probe_hello, scaled, seconds, serving_workers, warm)
 from servers import catalog
 
 pytestmark = pytest.mark.reliability
@@ -93,7 +92,11 @@ def judge(entry: catalog.Entry, case: hostile.Case, got, tally: hostile.Tally) -
         want = case.pipeline
         have = [(r.status, r.body) for r in parsed.responses]
         matches = all(h[0] in w[0] and (w[1] is None or h[1] == w[1]) for h, w in zip(have, want))
-        if not matches:
+        if not have and got.reset and case.wait_for:
+            # A bad request behind a good one: some servers reset the connection for it, and a
+            # reset discards the answer already sent (TCP): a refusal, allowed.
+            tally.seen("reset by a pipelined bad request")
+        elif not matches:
             tally.fail(case, f"pipelined answers out of order or wrong: {[h[0] for h in have]}", got.data)
         elif entry.keepalive and len(have) < len(want) and not any(r.closes and r.status >= 400
                                                                    for r in parsed.responses):
@@ -148,13 +151,14 @@ def test_hostile_requests_are_refused_not_crashing(name, start_server, results):
     elapsed = time.monotonic() - started
 
     after = [get(server, "/")[0] for _ in range(3)]
+    head = get(server, "/", method="HEAD")[0]  # recorded: the contract says nothing of HEAD
     workers_after = serving_workers(server)
     stderr = server.stderr_text()
     results.record(name, hostile_requests=tally.requests, hostile_connections=tally.connections,
                    hostile_bad=tally.failure_count + len(probe_failures), hostile_seconds=round(elapsed, 1),
                    hostile_by_kind=tally.by_kind, hostile_statuses=tally.statuses, hostile_outcomes=tally.outcomes,
                    hostile_failures=tally.failures[:10], hostile_probe_failures=probe_failures[:10],
-                   hostile_server_tracebacks=stderr.count("Traceback"))
+                   hostile_server_tracebacks=stderr.count("Traceback"), head_status=head)
     assert alive(server), f"{name} died under hostile input; stderr:\n{stderr}"
     if persistent_workers(entry):
         assert workers_after == workers_before, f"workers died or were replaced: {workers_before} -> {workers_after}"
@@ -171,11 +175,12 @@ def test_hostile_requests_are_refused_not_crashing(name, start_server, results):
 
 @pytest.mark.parametrize("name", PRODUCTION)
 def test_slow_headers_do_not_stall_other_clients(name, start_server, results):
-    """Slowloris, bounded: SLOW_CLIENTS connections drip a header byte every 0.2 s for a few
-    seconds; meanwhile every fresh `GET /` must be answered within the contract's 2 s."""
+    """Slowloris, bounded: SLOW_CLIENTS connections drip a header byte every 0.2 s for
+    RELIABILITY_SECONDS / 4 (1 to 5 s); meanwhile every fresh `GET /` must be answered within the
+    contract's 2 s."""
     server = start_server(name)
     warm(server)
-    duration = seconds(0.25, minimum=2.0, maximum=5.0)
+    duration = seconds(0.25, minimum=1.0, maximum=5.0)
     failures, probes = [], 0
     with SlowClients(server.port, SLOW_CLIENTS, interval=0.2, limit=duration + 10) as slow:
         ends = time.monotonic() + duration
