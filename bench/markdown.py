@@ -120,6 +120,9 @@ def context(results: list[Result]) -> list[str]:
     dev = sorted({r.entrypoint for r in results if r.dev_only})
     if dev:
         lines.append(f"- **dev-only** stacks ({', '.join(dev)}) are measured to be compared, not deployed")
+    caveats = {r.entrypoint: r.caveats for r in results if r.caveats}
+    for name, texts in sorted(caveats.items()):
+        lines.append(f"- caveat, `{name}`: {'; '.join(texts)}")
     return lines
 
 

@@ -213,7 +213,7 @@ class Runner:
         return Result(
             entrypoint=entry.name, language=entry.language, framework=entry.framework, server=entry.server,
             model=entry.model, tags=list(entry.tags), dev_only=entry.dev_only,
-            dev_only_reason=entry.dev_only_reason,
+            dev_only_reason=entry.dev_only_reason, caveats=list(entry.caveat_texts),
             workers=server.workers if server is not None and server.workers is not None else run.workers,
             operation=run.operation, path=run.path, tool=run.tool, tool_version=ctx.tool_version,
             connections=run.connections if not run.rate else None,

@@ -68,6 +68,7 @@ class Result:
     tags: list[str] = field(default_factory=list)
     dev_only: bool = False
     dev_only_reason: str = ""
+    caveats: list[str] = field(default_factory=list)  # the catalog's known limitations of the stack
     workers: int | None = None
     # the route
     operation: str = ""

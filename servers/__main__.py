@@ -7,7 +7,7 @@ import sys
 
 from servers import catalog
 
-COLUMNS = ("name", "language", "framework", "server", "model", "workers", "tags", "description")
+COLUMNS = ("name", "language", "framework", "server", "model", "workers", "tags", "description", "limits")
 
 
 def rows() -> list[dict[str, str]]:
@@ -17,7 +17,8 @@ def rows() -> list[dict[str, str]]:
         tags = ", ".join(entry.tags)
         out.append({"name": entry.name, "language": entry.language, "framework": entry.framework,
                     "server": entry.server, "model": entry.model, "workers": workers, "tags": tags,
-                    "description": entry.description})
+                    "description": entry.description,
+                    "limits": "; ".join(filter(None, (entry.dev_only_reason, *entry.caveat_texts)))})
     return out
 
 
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> None:
         table = Table(title=f"{len(catalog.ENTRIES)} entrypoints: python -m servers.<name>, "
                             "or python -m servers.run <name> for any of them")
         for column in COLUMNS:
-            table.add_column(column, no_wrap=column != "description")
+            table.add_column(column, no_wrap=column not in ("description", "limits"))
         for row in rows():
             table.add_row(*(row[c] for c in COLUMNS))
         # Piped output gets a wide table rather than rich's 80-column fallback.

@@ -62,6 +62,15 @@ GO_COMMANDS = ("echo", "gin", "nethttp")
 PRODUCTION = "production"
 DEV_ONLY = "dev-only"
 
+# Known limitations of production stacks, found by the reliability suite (tests/reliability, which
+# expects each to show). Such a stack keeps its production tag, it is what people deploy and is
+# measured as that, but the README table and the bench report name the caveat.
+CAVEATS: dict[str, str] = {
+    "slow-clients": "a slow client holds a whole sync worker: deploy behind a buffering proxy, as gunicorn's docs say",
+    "connection-bursts": "with more than one worker each accepts one connection per loop turn (gunicorn #2266): "
+                         "a burst of new connections waits in the accept queue, some past 2 s at 256 at once",
+}
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -80,6 +89,7 @@ class Entry:
     mongo_driver: str = "pymongo"
     tags: tuple[str, ...] = (PRODUCTION,)
     dev_only_reason: str = ""
+    caveats: tuple[str, ...] = ()  # keys of CAVEATS
 
     @property
     def module(self) -> str:
@@ -88,6 +98,10 @@ class Entry:
     @property
     def dev_only(self) -> bool:
         return DEV_ONLY in self.tags
+
+    @property
+    def caveat_texts(self) -> tuple[str, ...]:
+        return tuple(CAVEATS[key] for key in self.caveats)
 
     @property
     def families(self) -> tuple[str, ...]:
@@ -124,11 +138,13 @@ _WSGI_SERVERS: dict[str, dict] = {
                       description="werkzeug dev server, a forked process per connection (at most N)",
                       **_dev_only("werkzeug dev server: forks per connection, refuses past N")),
     "gunicorn": dict(server="gunicorn-sync", model="processes", workers=None, keepalive=False,
-                     description="gunicorn sync workers, one request per worker process at a time"),
+                     description="gunicorn sync workers, one request per worker process at a time",
+                     caveats=("slow-clients",)),
     "gunicorn_gthread": dict(server="gunicorn-gthread", model="threads", workers=None,
                              description="gunicorn gthread workers, a thread pool per process"),
     "gunicorn_gevent": dict(server="gunicorn-gevent", model="greenlets", workers=None,
-                            description="gunicorn gevent workers, a greenlet per connection"),
+                            description="gunicorn gevent workers, a greenlet per connection",
+                            caveats=("connection-bursts",)),
     "gevent": dict(server="gevent", model="greenlets", workers=None,
                    description="gevent WSGIServer pre-forked one process per core on one socket"),
     "tornado": dict(server="tornado-wsgi", model="threads", workers=1,

@@ -50,6 +50,8 @@ def test_names_are_unique_and_ops_known():
     for entry in catalog.ENTRIES:
         assert set(entry.ops) <= set(catalog.OPERATIONS)
         assert entry.dev_only == bool(entry.dev_only_reason), entry.name
+        assert set(entry.caveats) <= set(catalog.CAVEATS), entry.name
+        assert not (entry.caveats and entry.dev_only), f"{entry.name}: a caveat qualifies a production stack"
 
 
 def test_readme_table_is_the_catalog():

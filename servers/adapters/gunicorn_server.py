@@ -3,6 +3,9 @@
 The master binds the socket and forks the workers; each worker builds the app itself (no
 preload), so pymongo and Flask-PyMongo clients are created after the fork. The gevent worker
 monkey-patches in the worker before it loads the app. The master restarts crashed workers.
+Left as gunicorn ships them (these are what people deploy): sync workers are held by slow clients,
+and gevent workers with more than one worker accept one connection per loop turn (the catalog's
+caveats, shown by tests/reliability).
 """
 from __future__ import annotations
 

@@ -13,7 +13,8 @@ from bench.tools import ab, hey, vegeta, wrk
 def result(entry: str, op: str, m, tool: str = "wrk", repeat: int = 0, repeats: int = 1, **kw) -> Result:
     e = catalog.get(entry)
     r = Result(entrypoint=e.name, language=e.language, framework=e.framework, server=e.server, model=e.model,
-               tags=list(e.tags), dev_only=e.dev_only, dev_only_reason=e.dev_only_reason, workers=1,
+               tags=list(e.tags), dev_only=e.dev_only, dev_only_reason=e.dev_only_reason,
+               caveats=list(e.caveat_texts), workers=1,
                operation=op, path=catalog.OPERATIONS[op], tool=tool, connections=10, repeat=repeat,
                repeats=repeats, machine={"cpu_model": "test cpu", "cores": 2, "usable_cores": 2},
                pinning={"enabled": True, "server_cpus": [0], "tool_cpus": [1]}, timestamp="2026-01-01T00:00:00+00:00",
@@ -34,6 +35,7 @@ def sample(raw) -> list[Result]:
     a = raw("ab", "close")
     out.append(result("flask_dev", "hello", ab.parse(a["stdout"], a["csv"]), tool="ab", keepalive=False))
     out.append(result("falcon_dev", "hello", hey.parse(raw("hey", "errors")["stdout"]), tool="hey"))
+    out.append(result("flask_gunicorn_gevent", "hello", ok))
     v = raw("vegeta", "errors")
     out.append(result("flask_wsgiref", "hello", vegeta.parse(v["report"], v["encoded"]), tool="vegeta",
                       loop="open", rate=550.0))
@@ -73,6 +75,7 @@ def test_markdown_report(raw):
     assert "`stdlib_threaded` **dev-only**" in closed and "read 23" in closed
     assert "status 503" in md and "\\| expected 200" in md  # a pipe in a reason does not break the table
     assert "close" in closed and "test cpu" in md
+    assert f"- caveat, `flask_gunicorn_gevent`: {catalog.CAVEATS['connection-bursts']}" in md
     header = next(l for l in md.splitlines() if l.startswith("| stack | op | tool"))
     assert "p99.9 ms" in header and "cpu ms/req" in header
 

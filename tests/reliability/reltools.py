@@ -591,7 +591,7 @@ class Results:
 
     COLUMNS = (
         ("stack", lambda n, r: n),
-        ("tag", lambda n, r: "dev-only" if n in DEV_ONLY else "production"),
+        ("tag", lambda n, r: ", ".join((*catalog.get(n).tags, *(f"caveat: {c}" for c in catalog.get(n).caveats)))),
         ("load /", lambda n, r: _load(r.get("load_hello"))),
         ("load /redis/pooled", lambda n, r: _load(r.get("load_redis"))),
         ("RSS 5k→50k", lambda n, r: _rss(r.get("rss"))),
@@ -626,8 +626,10 @@ class Results:
 LEGEND = """\
 load: requests/s, socket errors (connect+read+write+timeout at 2 s), non-2xx; `close` = connection per
 request (stacks catalogued without keep-alive). RSS: process tree after 5k and 50k requests (scaled).
-503 window: first 503 sent to last 503 sent; recovery: backend back (accepting) to first 200. hostile:
-requests sent / those that broke a rule (5xx, leaked trace, hang, crash)."""
+worker respawn: SIGKILL of one worker to the worker count being back. 503 window: first 503 sent to
+last 503 received; recovery: backend accepting again to the first 200. hostile: requests sent (those
+that broke a rule: 5xx, leaked trace, hang, crash, GET / failing); "GET / stalled": a single-threaded
+stack behind a hostile client, its catalogued limitation, not counted."""
 
 
 def _load(value) -> str:
@@ -658,7 +660,9 @@ def _fault(value) -> str:
 def _hostile(row: dict) -> str:
     if "hostile_requests" not in row:
         return ""
-    return f"{row['hostile_requests']} ({row.get('hostile_bad', 0)})"
+    stalls = row.get("hostile_probe_stalls")
+    text = f"{row['hostile_requests']} ({row.get('hostile_bad', 0)})"
+    return text + (f", GET / stalled {stalls}x" if stalls else "")
 
 
 RESULTS = Results()

@@ -6,10 +6,14 @@ NUL bytes, truncated requests, HTTP/1.0 and HTTP/0.9-style lines, absurd Content
 garbage, header syntax abuse, pipelining) and then seeded random mutations of valid requests, up
 to ~10k requests (x RELIABILITY_SCALE), a few connections at a time, while a good `GET /` is
 probed alongside. Rules: every answer is 2xx-4xx or the connection is closed; a 5xx only as a
-503 from a backend route; no stack trace or debugger text in any byte sent back; no hang (after our
-EOF the server answers or closes within CLIENT_TIMEOUT_S); the process tree stays intact (no
-worker died, none replaced); `GET /` keeps answering 200 during and after; pipelined requests are
-all answered, in order, where the stack keeps connections alive.
+503 from a backend route, or as the protocol refusals RFC 9110/9112 prescribe (501 for an unknown
+method or transfer coding, 505 for an unsupported version: counted, see PROTOCOL_REFUSALS); no
+stack trace or debugger text in any byte sent back; no hang (after our EOF the server answers or
+closes within CLIENT_TIMEOUT_S); the process tree stays intact (no worker died, none replaced);
+`GET /` keeps answering 200 during and after (during: not on single-threaded stacks, where a
+client busy with the only thread stalls it, their catalogued limitation: counted instead);
+pipelined requests are all answered, in order, where the stack keeps connections alive.
+Requests are counted per stack (pipelined ones each) and recorded with statuses and outcomes.
 
 Slow headers (slowloris) are separate: a few connections for a few seconds must not stall a good
 client of a production stack (dev-only stacks assert the opposite in test_reliability_dev_only).
@@ -154,8 +158,10 @@ def test_hostile_requests_are_refused_not_crashing(name, start_server, results):
     head = get(server, "/", method="HEAD")[0]  # recorded: the contract says nothing of HEAD
     workers_after = serving_workers(server)
     stderr = server.stderr_text()
+    stalls_allowed = is_single_threaded(entry)
     results.record(name, hostile_requests=tally.requests, hostile_connections=tally.connections,
-                   hostile_bad=tally.failure_count + len(probe_failures), hostile_seconds=round(elapsed, 1),
+                   hostile_bad=tally.failure_count + (0 if stalls_allowed else len(probe_failures)),
+                   hostile_seconds=round(elapsed, 1),
                    hostile_by_kind=tally.by_kind, hostile_statuses=tally.statuses, hostile_outcomes=tally.outcomes,
                    hostile_failures=tally.failures[:10], hostile_probe_failures=probe_failures[:10],
                    hostile_server_tracebacks=stderr.count("Traceback"), head_status=head)
@@ -163,7 +169,7 @@ def test_hostile_requests_are_refused_not_crashing(name, start_server, results):
     if persistent_workers(entry):
         assert workers_after == workers_before, f"workers died or were replaced: {workers_before} -> {workers_after}"
     assert after == [200, 200, 200], f"GET / after the barrage: {after}"
-    if is_single_threaded(entry):
+    if stalls_allowed:
         # One request at a time (its catalogued limitation): a hostile client that keeps the one
         # thread busy (werkzeug drains unread input until EOF, for one) stalls GET / meanwhile.
         results.record(name, hostile_probe_stalls=len(probe_failures))
