@@ -125,3 +125,20 @@ def test_bad_flag_exits_2_with_one_line(name):
     done = subprocess.run(command(name, ["--port", "notaport"]), capture_output=True, text=True, timeout=30)
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+@pytest.mark.parametrize("host", ["x:abc", "127:.0.0.1", "x:"])
+def test_host_with_a_bad_port_is_answered_not_hung(server, host):
+    """tornado's WSGIContainer once left such a request unanswered and the connection open."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=3) as sock:
+        sock.sendall(f"GET /json HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = sock.recv(65536)  # a hang raises TimeoutError
+            if not chunk:
+                break  # closing is an answer too
+            data += chunk
+    assert b"Traceback" not in data
+    if data:
+        status = int(data.split(b" ", 2)[1])
+        assert 200 <= status < 500, data[:200]

@@ -3,6 +3,8 @@
 One process by default; with --workers N the prefork supervisor forks N processes on one socket
 (tornado's own bind()/start(n) is deprecated). The WSGIContainer runs the WSGI app on a
 ThreadPoolExecutor, so a blocking driver call blocks a pool thread, not the event loop.
+WSGIContainer (6.5) never answers nor closes a request it fails to turn into an environ (a Host
+whose port is not a number): this adapter answers those 400 and closes on any other such failure.
 """
 from __future__ import annotations
 
@@ -25,10 +27,8 @@ def serve_native(app_path: str, options: Options, ready: Callable[[], None]) -> 
 
 def serve_wsgi(app_path: str, options: Options, ready: Callable[[], None]) -> None:
     def container() -> Any:
-        from tornado.wsgi import WSGIContainer
-
         executor = ThreadPoolExecutor(max_workers=THREADS_PER_WORKER)
-        return WSGIContainer(with_default_headers(build_app(app_path, options)), executor=executor)
+        return _guarded_container()(with_default_headers(build_app(app_path, options)), executor=executor)
 
     prefork.run(options, ready, lambda sock: asyncio.run(_worker(container, sock)))
 
@@ -49,3 +49,41 @@ async def _worker(make_handler: Callable[[], Any], sock: socket.socket) -> None:
         await asyncio.wait_for(server.close_all_connections(), GRACE_SECONDS)
     except asyncio.TimeoutError:
         pass  # stragglers are dropped: the contract wants the process gone within 5 s
+
+
+def _guarded_container() -> type:
+    from tornado import httputil
+    from tornado.wsgi import WSGIContainer
+
+    from servers.apps.contract import error
+
+    bad_host = error(400, "bad host header")
+
+    class GuardedWSGIContainer(WSGIContainer):
+        async def handle_request(self, request: httputil.HTTPServerRequest) -> None:
+            if not _port_is_a_number(request.host):
+                headers = httputil.HTTPHeaders({"Content-Type": bad_host.content_type,
+                                                "Content-Length": str(len(bad_host.body))})
+                request.connection.write_headers(httputil.ResponseStartLine("HTTP/1.1", 400, "Bad Request"),
+                                                 headers, chunk=bad_host.body)
+                request.connection.finish()
+                return
+            try:
+                await super().handle_request(request)
+            except Exception:
+                request.connection.close()  # whatever was sent, the client is not left waiting
+                raise
+
+    return GuardedWSGIContainer
+
+
+def _port_is_a_number(host: str) -> bool:
+    """What WSGIContainer.environ needs: a host with exactly one ':' has an int() port after it."""
+    parts = host.split(":")
+    if len(parts) != 2:
+        return True
+    try:
+        int(parts[1])
+    except ValueError:
+        return False
+    return True
