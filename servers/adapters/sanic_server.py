@@ -7,6 +7,8 @@ worker runs an asyncio (uvloop) event loop. Sanic's manager only marks a worker 
 """
 from __future__ import annotations
 
+import sys
+import time
 from functools import partial
 from typing import Callable
 
@@ -52,9 +54,6 @@ def _restart_dead_workers(app) -> None:
     A worker that exited non-zero (killed, crashed) is FAILED; one that exited 0 is COMPLETED and
     stays down (the manager is stopping it). Nothing restarts once the manager shuts down.
     """
-    import sys
-    import time
-
     from sanic.worker.process import ProcessState
 
     manager = app.manager
