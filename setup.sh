@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-APT_PACKAGES=(redis-server wrk apache2-utils hey docker-compose util-linux)
+mapfile -t APT_PACKAGES < <(grep -v '^#' apt-packages.txt)
 VEGETA=github.com/tsenart/vegeta/v12@v12.13.0
 
 missing=()
