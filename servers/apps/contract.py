@@ -1,41 +1,27 @@
-"""The route contract as bytes: every app answers exactly these, so stacks compare fairly.
+"""The route contract's shared strings: the hello text, error messages and content types.
 
-JSON bodies are compact and end without a newline, the same bytes from every stack (Python and Go).
+Only strings live here. Every app builds its bodies inside each request, its framework's way
+(JSON through the framework's own machinery, configured compact: `{"message":"Hello, World!"}`,
+no spaces, no trailing newline), so the bytes are the same on every stack and no stack skips the
+work a user's app does.
 """
 from __future__ import annotations
-
-import json
-from dataclasses import dataclass
-from http import HTTPStatus
-from typing import Any
 
 TEXT = "text/plain; charset=utf-8"
 JSON = "application/json"
 
-
-def json_bytes(value: Any) -> bytes:
-    return json.dumps(value, separators=(",", ":")).encode()
-
-
-@dataclass(frozen=True)
-class Reply:
-    status: int
-    body: bytes
-    content_type: str = JSON
+HELLO = "Hello, World!"
+NOT_FOUND = "not found"
+METHOD_NOT_ALLOWED = "method not allowed"
+BACKEND_UNAVAILABLE = "backend unavailable"
+INTERNAL_ERROR = "internal error"
+ALLOWED_METHODS = ("GET", "HEAD")  # every route of the contract answers GET (and HEAD)
 
 
-def error(status: int, message: str | None = None) -> Reply:
-    """An error answer: JSON {"error": ...}, the reason phrase in lower case unless told."""
-    return Reply(status, json_bytes({"error": message or HTTPStatus(status).phrase.lower()}))
+def error_message(status: int) -> str:
+    """The message of {"error": ...} for an error status: the contract's, else the reason phrase."""
+    from http import HTTPStatus
+    return _MESSAGES.get(status) or HTTPStatus(status).phrase.lower()
 
 
-HELLO = Reply(200, b"Hello, World!", TEXT)
-HELLO_JSON = Reply(200, json_bytes({"message": "Hello, World!"}))
-NOT_FOUND = error(404)
-METHOD_NOT_ALLOWED = error(405)
-BACKEND_UNAVAILABLE = error(503, "backend unavailable")
-INTERNAL_ERROR = error(500, "internal error")
-
-
-def found(value: dict | None) -> Reply:
-    return NOT_FOUND if value is None else Reply(200, json_bytes(value))
+_MESSAGES = {404: NOT_FOUND, 405: METHOD_NOT_ALLOWED, 500: INTERNAL_ERROR, 503: BACKEND_UNAVAILABLE}

@@ -1,32 +1,20 @@
 """The backend routes' logic, written once: every app maps its routes onto these.
 
+Each method returns the plain value the route answers with (a dict), or None when the user or
+key is missing; it raises backends.errors.BackendUnavailable when the backend is down or too
+slow. The HTTP side (parsing the id with backends.ids.parse_user_id, 404 for None, 503 for
+BackendUnavailable, serializing the JSON) belongs to each app, done its framework's way.
+
 SyncOperations serve the WSGI and stdlib apps (pymongo, redis-py), AsyncOperations the asyncio
 apps (AsyncMongoClient or motor, redis.asyncio). Pooled clients are made lazily by the backends
 modules, in the worker process that uses them; per-request ones inside the call.
 """
 from __future__ import annotations
 
-from typing import Awaitable, Callable
+from typing import Callable
 
 from backends import mongo_async, mongo_sync, redis_async, redis_sync
-from backends.errors import BackendUnavailable
-from backends.ids import parse_user_id
-from servers.apps.contract import BACKEND_UNAVAILABLE, NOT_FOUND, Reply, found
 from servers.options import Options
-
-
-def _answer(lookup: Callable[[], dict | None]) -> Reply:
-    try:
-        return found(lookup())
-    except BackendUnavailable:
-        return BACKEND_UNAVAILABLE
-
-
-async def _answer_async(lookup: Callable[[], Awaitable[dict | None]]) -> Reply:
-    try:
-        return found(await lookup())
-    except BackendUnavailable:
-        return BACKEND_UNAVAILABLE
 
 
 def _name(value: str | None) -> dict | None:
@@ -42,23 +30,17 @@ class SyncOperations:
         self._find_user_pooled = find_user_pooled or mongo_sync.PooledMongo(options.mongo_url).find_user
         self._redis = redis_sync.PooledRedis(options.redis_url)
 
-    def mongo_pooled(self, raw_id: str) -> Reply:
-        user_id = parse_user_id(raw_id)
-        if user_id is None:
-            return NOT_FOUND
-        return _answer(lambda: self._find_user_pooled(user_id))
+    def mongo_pooled(self, user_id: int) -> dict | None:
+        return self._find_user_pooled(user_id)
 
-    def mongo_per_request(self, raw_id: str) -> Reply:
-        user_id = parse_user_id(raw_id)
-        if user_id is None:
-            return NOT_FOUND
-        return _answer(lambda: mongo_sync.find_user_per_request(self._mongo_url, user_id))
+    def mongo_per_request(self, user_id: int) -> dict | None:
+        return mongo_sync.find_user_per_request(self._mongo_url, user_id)
 
-    def redis_pooled(self) -> Reply:
-        return _answer(lambda: _name(self._redis.get_name()))
+    def redis_pooled(self) -> dict | None:
+        return _name(self._redis.get_name())
 
-    def redis_per_request(self) -> Reply:
-        return _answer(lambda: _name(redis_sync.get_name_per_request(self._redis_url)))
+    def redis_per_request(self) -> dict | None:
+        return _name(redis_sync.get_name_per_request(self._redis_url))
 
 
 class AsyncOperations:
@@ -68,27 +50,14 @@ class AsyncOperations:
         self._mongo = mongo_async.PooledAsyncMongo(options.mongo_url, driver=driver)
         self._redis = redis_async.PooledAsyncRedis(options.redis_url)
 
-    async def mongo_pooled(self, raw_id: str) -> Reply:
-        user_id = parse_user_id(raw_id)
-        if user_id is None:
-            return NOT_FOUND
-        return await _answer_async(lambda: self._mongo.find_user(user_id))
+    async def mongo_pooled(self, user_id: int) -> dict | None:
+        return await self._mongo.find_user(user_id)
 
-    async def mongo_per_request(self, raw_id: str) -> Reply:
-        user_id = parse_user_id(raw_id)
-        if user_id is None:
-            return NOT_FOUND
-        return await _answer_async(
-            lambda: mongo_async.find_user_per_request(self._mongo_url, user_id, driver=self._driver))
+    async def mongo_per_request(self, user_id: int) -> dict | None:
+        return await mongo_async.find_user_per_request(self._mongo_url, user_id, driver=self._driver)
 
-    async def redis_pooled(self) -> Reply:
-        return await _answer_async(self._pooled_name)
-
-    async def redis_per_request(self) -> Reply:
-        return await _answer_async(self._per_request_name)
-
-    async def _pooled_name(self) -> dict | None:
+    async def redis_pooled(self) -> dict | None:
         return _name(await self._redis.get_name())
 
-    async def _per_request_name(self) -> dict | None:
+    async def redis_per_request(self) -> dict | None:
         return _name(await redis_async.get_name_per_request(self._redis_url))
