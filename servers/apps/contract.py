@@ -7,6 +7,8 @@ work a user's app does.
 """
 from __future__ import annotations
 
+from http import HTTPStatus
+
 TEXT = "text/plain; charset=utf-8"
 JSON = "application/json"
 
@@ -20,7 +22,6 @@ ALLOWED_METHODS = ("GET", "HEAD")  # every route of the contract answers GET (an
 
 def error_message(status: int) -> str:
     """The message of {"error": ...} for an error status: the contract's, else the reason phrase."""
-    from http import HTTPStatus
     return _MESSAGES.get(status) or HTTPStatus(status).phrase.lower()
 
 

@@ -1,62 +1,84 @@
-"""The Falcon (WSGI) app: the route contract as Falcon resources, one per route."""
+"""The Falcon (WSGI) app: the route contract as Falcon resources, written as Falcon's docs do.
+
+Responders set resp.text or resp.media; Falcon serializes resp.media inside each request through
+the JSON handler configured in app.resp_options.media_handlers (compact separators, so the bytes
+match every other stack). Errors are Falcon HTTPErrors (404, 405 with its Allow header, 500 for
+anything unhandled) rendered by one error serializer; BackendUnavailable has its own handler.
+"""
 from __future__ import annotations
 
-import logging
+import functools
+import json
 
 import falcon
+import falcon.media
 
+from backends.errors import BackendUnavailable
+from backends.ids import parse_user_id
 from servers.apps import contract
 from servers.apps.operations import SyncOperations
 from servers.options import Options
 
-log = logging.getLogger(__name__)
+
+class HelloResource:
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.content_type = falcon.MEDIA_TEXT
+        resp.text = contract.HELLO
 
 
-def _send(resp: falcon.Response, reply: contract.Reply) -> None:
-    resp.status = reply.status
-    resp.content_type = reply.content_type
-    resp.data = reply.body
+class JSONResource:
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = {"message": contract.HELLO}
 
 
-class _Fixed:
-    def __init__(self, reply: contract.Reply):
-        self._reply = reply
+class UserResource:
+    def __init__(self, find_user):
+        self._find_user = find_user
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, raw_id: str) -> None:
+        user_id = parse_user_id(raw_id)
+        if user_id is None:
+            raise falcon.HTTPNotFound()
+        resp.media = _found(self._find_user(user_id))
+
+
+class NameResource:
+    def __init__(self, get_name):
+        self._get_name = get_name
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        _send(resp, self._reply)
+        resp.media = _found(self._get_name())
 
 
-class _Call:
-    """A route whose answer is one call to the operations (with the id, if the route has one)."""
-
-    def __init__(self, operation):
-        self._operation = operation
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response, **params: str) -> None:
-        _send(resp, self._operation(*params.values()))
+def _found(value: dict | None) -> dict:
+    if value is None:
+        raise falcon.HTTPNotFound()
+    return value
 
 
-def _http_error(req, resp: falcon.Response, error: falcon.HTTPError, params) -> None:
-    _send(resp, contract.error(error.status_code))
-    for name, value in (error.headers or {}).items():
-        resp.set_header(name, value)
+def _serialize_error(req: falcon.Request, resp: falcon.Response, error: falcon.HTTPError) -> None:
+    """Every HTTPError (Falcon's own 404/405/500 included) as {"error": ...}; Falcon adds its headers."""
+    resp.content_type = falcon.MEDIA_JSON
+    resp.media = {"error": contract.error_message(error.status_code)}
 
 
-def _internal_error(req, resp: falcon.Response, error: Exception, params) -> None:
-    log.exception("unhandled error")  # to stderr, never to the client
-    _send(resp, contract.INTERNAL_ERROR)
+def _backend_unavailable(req: falcon.Request, resp: falcon.Response, error: BackendUnavailable, params) -> None:
+    raise falcon.HTTPServiceUnavailable()
 
 
 def create_app(options: Options) -> falcon.App:
     ops = SyncOperations(options)
     app = falcon.App()
-    app.add_route("/", _Fixed(contract.HELLO))
-    app.add_route("/json", _Fixed(contract.HELLO_JSON))
-    app.add_route("/mongo/pooled/{raw_id}", _Call(ops.mongo_pooled))
-    app.add_route("/mongo/per-request/{raw_id}", _Call(ops.mongo_per_request))
-    app.add_route("/redis/pooled", _Call(ops.redis_pooled))
-    app.add_route("/redis/per-request", _Call(ops.redis_per_request))
-    # Handlers are matched most-specific first: HTTPError before the catch-all.
-    app.add_error_handler(Exception, _internal_error)
-    app.add_error_handler(falcon.HTTPError, _http_error)
+    compact = falcon.media.JSONHandler(dumps=functools.partial(json.dumps, separators=(",", ":")))
+    app.resp_options.media_handlers[falcon.MEDIA_JSON] = compact
+    app.add_route("/", HelloResource())
+    app.add_route("/json", JSONResource())
+    app.add_route("/mongo/pooled/{raw_id}", UserResource(ops.mongo_pooled))
+    app.add_route("/mongo/per-request/{raw_id}", UserResource(ops.mongo_per_request))
+    app.add_route("/redis/pooled", NameResource(ops.redis_pooled))
+    app.add_route("/redis/per-request", NameResource(ops.redis_per_request))
+    # Unhandled exceptions: Falcon's default handler logs the traceback to wsgi.errors (stderr)
+    # and answers HTTPInternalServerError, through the serializer below.
+    app.add_error_handler(BackendUnavailable, _backend_unavailable)
+    app.set_error_serializer(_serialize_error)
     return app
