@@ -22,6 +22,8 @@ FRAMEWORK_PACKAGES: dict[str, tuple[str, ...]] = {
     "tornado": ("tornado",),
     "twisted": ("twisted",),
     "stdlib": (),
+    "starlette": ("starlette",),
+    "fastapi": ("fastapi", "starlette"),
 }
 SERVER_PACKAGES: dict[str, tuple[str, ...]] = {
     "werkzeug": ("werkzeug",), "werkzeug-threaded": ("werkzeug",), "werkzeug-processes": ("werkzeug",),
@@ -29,6 +31,8 @@ SERVER_PACKAGES: dict[str, tuple[str, ...]] = {
     "gevent": ("gevent",), "tornado-wsgi": ("tornado",), "twisted-wsgi": ("twisted",), "wsgiref": (),
     "sanic": ("sanic", "uvloop"), "tornado": ("tornado",), "twisted": ("twisted",),
     "http.server": (), "http.server-threaded": (),
+    "uvicorn": ("uvicorn", "uvloop", "httptools"), "granian-asgi": ("granian", "uvloop"),
+    "hypercorn": ("hypercorn", "h11", "uvloop"),
 }
 DRIVER_PACKAGES: dict[str, tuple[str, ...]] = {
     "pymongo": ("pymongo",), "flask-pymongo": ("flask-pymongo", "pymongo"), "motor": ("motor", "pymongo"),

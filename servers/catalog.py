@@ -35,6 +35,10 @@ APPS: dict[str, tuple[str, str]] = {
     "tornado": ("servers.apps.tornado_app:create_app", "tornado"),
     "twisted": ("servers.apps.twisted_app:create_resource", "twisted"),
     "stdlib": ("servers.apps.stdlib_app:create_handler", "stdlib"),
+    "falcon_asgi": ("servers.apps.falcon_asgi_app:create_app", "asgi"),
+    "starlette": ("servers.apps.starlette_app:create_app", "asgi"),
+    "fastapi": ("servers.apps.fastapi_app:create_app", "asgi"),
+    "sanic_asgi": ("servers.apps.sanic_app:create_asgi_app", "asgi"),
 }
 
 # Server adapters: name -> (import path of serve(), interface it serves).
@@ -54,6 +58,9 @@ SERVERS: dict[str, tuple[str, str]] = {
     "twisted": ("servers.adapters.twisted_server:serve_native", "twisted"),
     "http.server": ("servers.adapters.stdlib_server:serve_single", "stdlib"),
     "http.server-threaded": ("servers.adapters.stdlib_server:serve_threaded", "stdlib"),
+    "uvicorn": ("servers.adapters.uvicorn_server:serve", "asgi"),
+    "granian-asgi": ("servers.adapters.granian_server:serve_asgi", "asgi"),
+    "hypercorn": ("servers.adapters.hypercorn_server:serve", "asgi"),
 }
 
 # Go frameworks are commands of the Go module in servers/go (cmd/<name>).
@@ -90,10 +97,15 @@ class Entry:
     tags: tuple[str, ...] = (PRODUCTION,)
     dev_only_reason: str = ""
     caveats: tuple[str, ...] = ()  # keys of CAVEATS
+    app: str = ""  # key of APPS when it is not the framework's name (falcon's ASGI app, say)
 
     @property
     def module(self) -> str:
         return f"servers.{self.name}"
+
+    @property
+    def app_key(self) -> str:
+        return self.app or self.framework
 
     @property
     def dev_only(self) -> bool:
@@ -168,13 +180,39 @@ def _wsgi_entries() -> list[Entry]:
     return entries
 
 
+# The ASGI factor matrix: these apps (framework, APPS key, how it is written) x these servers.
+_ASGI_APPS: dict[str, tuple[str, str]] = {
+    "falcon_asgi": ("falcon", "Falcon's ASGI app (falcon.asgi)"),
+    "starlette": ("starlette", "Starlette"),
+    "fastapi": ("fastapi", "FastAPI"),
+}
+_ASGI_SERVERS: dict[str, dict] = {
+    "uvicorn": dict(server="uvicorn", model="asyncio", workers=None,
+                    description="uvicorn (uvloop, httptools), its supervisor spawning one worker per core"),
+    "granian": dict(server="granian-asgi", model="asyncio", workers=None,
+                    description="granian's Rust HTTP server in ASGI mode, one worker process per core"),
+    "hypercorn": dict(server="hypercorn", model="asyncio", workers=None,
+                      description="hypercorn (uvloop worker class), one spawned worker per core"),
+}
+
+
+def _asgi_entries() -> list[Entry]:
+    return [Entry(name=f"{app}_{suffix}", language="python", framework=framework, app=app,
+                  **{**spec, "description": f"{title} on {spec['description']}"})
+            for app, (framework, title) in _ASGI_APPS.items() for suffix, spec in _ASGI_SERVERS.items()]
+
+
 ENTRIES: tuple[Entry, ...] = (
     *_wsgi_entries(),
+    *_asgi_entries(),
     Entry("sanic", "python", "sanic", "sanic", "asyncio", None,
           "Sanic's own multi-worker server, asyncio (uvloop) per worker, AsyncMongoClient"),
     Entry("sanic_motor", "python", "sanic", "sanic", "asyncio", None,
           "Sanic's own multi-worker server, the Mongo routes on motor instead of AsyncMongoClient",
           mongo_driver="motor"),
+    Entry("sanic_uvicorn", "python", "sanic", "uvicorn", "asyncio", None,
+          "Sanic's app as an ASGI app on uvicorn (uvloop, httptools), one spawned worker per core",
+          app="sanic_asgi"),
     Entry("tornado", "python", "tornado", "tornado", "asyncio", 1,
           "tornado HTTPServer and RequestHandlers on the asyncio event loop, AsyncMongoClient"),
     Entry("twisted", "python", "twisted", "twisted", "reactor", 1,

@@ -36,7 +36,7 @@ def test_go_commands_are_the_catalog():
 
 def test_every_entry_composes_an_app_and_an_adapter_of_one_interface():
     for entry in catalog.python_entries():
-        app_path, app_interface = catalog.APPS[entry.framework]
+        app_path, app_interface = catalog.APPS[entry.app_key]
         adapter_path, adapter_interface = catalog.SERVERS[entry.server]
         assert app_interface == adapter_interface, entry.name
         for path in (app_path, adapter_path):

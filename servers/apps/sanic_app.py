@@ -24,7 +24,7 @@ def _response(reply: contract.Reply) -> HTTPResponse:
     return HTTPResponse(reply.body, status=reply.status, content_type=reply.content_type)
 
 
-def create_app(options: Options) -> Sanic:
+def create_app(options: Options, *, own_server: bool = True) -> Sanic:
     app = Sanic(APP_NAME, configure_logging=False)
     app.config.ACCESS_LOG = False
     app.config.GRACEFUL_SHUTDOWN_TIMEOUT = 3.0  # SIGTERM must stop within 5 s
@@ -65,9 +65,16 @@ def create_app(options: Options) -> Sanic:
         log.exception("unhandled error")  # to stderr, never to the client
         return _response(contract.INTERNAL_ERROR)
 
-    @app.on_response
-    async def date_and_server(request: Request, response: HTTPResponse) -> None:
-        response.headers["Date"] = http_date()
-        response.headers["Server"] = "sanic"
+    if own_server:
+        @app.on_response
+        async def date_and_server(request: Request, response: HTTPResponse) -> None:
+            response.headers["Date"] = http_date()
+            response.headers["Server"] = "sanic"
 
     return app
+
+
+def create_asgi_app(options: Options) -> Sanic:
+    """The same app for an ASGI server, which sends Date and Server itself (uvicorn would send
+    them twice: it puts its own before the app's)."""
+    return create_app(options, own_server=False)

@@ -1,0 +1,49 @@
+"""granian: a Rust HTTP server (hyper on tokio) driving a Python app, here in ASGI mode.
+
+The main process forks --workers processes (multiprocessing's default start method on Linux) and
+supervises them; each worker loads the app through our target loader (build_app bound to the
+flags, so the app and the async clients made lazily in its event loop are the worker's own),
+binds its own listening socket on the port with SO_REUSEPORT (on Linux granian shares no socket:
+the kernel spreads new connections over the workers' sockets) and runs a uvloop event loop for the
+app while Rust threads do the HTTP. Keep-alive on (granian's HTTP/1 default, no idle timeout of
+its own), backlog 1024, no access log; granian adds Date and `Server: granian` itself.
+
+Pitfalls: the main process holds no socket, so "ready" is when the port first accepts (polled
+here); a worker that dies is replaced only with respawn_failed_workers (off by default, on here),
+and one that dies again within 5.5 s of its respawn makes granian stop the whole server ("crash
+loop detected"). SIGTERM/SIGINT: the main process stops the workers, each gets
+workers_kill_timeout (3 s; granian waits for ever by default) before SIGKILL.
+"""
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, Callable
+
+from granian.constants import Interfaces, Loops
+from granian.log import LogLevels
+from granian.server import Server
+
+from servers.adapters.loading import build_app
+from servers.adapters.readiness import announce_when_accepting
+from servers.adapters.shutdown import GRACE_SECONDS
+from servers.adapters.sizing import LISTEN_BACKLOG
+from servers.options import Options
+
+
+def _load(options: Options, app_path: str) -> Any:
+    """granian's target loader, called in each worker with the target (our app path)."""
+    return build_app(app_path, options)
+
+
+def serve_asgi(app_path: str, options: Options, ready: Callable[[], None]) -> None:
+    _serve(Interfaces.ASGI, app_path, options, ready)
+
+
+def _serve(interface: Interfaces, app_path: str, options: Options, ready: Callable[[], None]) -> None:
+    server = Server(
+        app_path, address=options.host, port=options.port, interface=interface, workers=options.workers,
+        loop=Loops.uvloop, backlog=LISTEN_BACKLOG, log_level=LogLevels.warning, log_access=False,
+        respawn_failed_workers=True, workers_kill_timeout=int(GRACE_SECONDS),
+    )
+    server.on_startup(lambda: announce_when_accepting(options, ready))  # before the workers start
+    server.serve(target_loader=partial(_load, options))

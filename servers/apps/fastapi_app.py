@@ -1,0 +1,79 @@
+"""The FastAPI app: the route contract as FastAPI's tutorial writes it, an ASGI app.
+
+Path operations declared with @app.get and typed path parameters; the JSON routes return a dict,
+which FastAPI passes through jsonable_encoder and its default JSONResponse (Starlette's, whose
+render() runs json.dumps inside each request with compact separators: the contract's bytes as
+they come); `/` declares response_class=PlainTextResponse. Errors are HTTPExceptions rendered by
+the app's exception handlers as {"error": ...} (Starlette's router raises them for 404 and for 405
+with Allow), BackendUnavailable answers 503, anything else 500 (the traceback to the log only).
+The interactive docs and openapi.json are off: the app serves the contract's routes only.
+"""
+from __future__ import annotations
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import JSONResponse, PlainTextResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from backends.errors import BackendUnavailable
+from backends.ids import parse_user_id
+from servers.apps import contract
+from servers.apps.operations import AsyncOperations
+from servers.options import Options
+
+
+def _found(value: dict | None) -> dict:
+    if value is None:
+        raise HTTPException(status_code=404)
+    return value
+
+
+def _user_id(raw_id: str) -> int:
+    user_id = parse_user_id(raw_id)
+    if user_id is None:
+        raise HTTPException(status_code=404)
+    return user_id
+
+
+def create_app(options: Options) -> FastAPI:
+    ops = AsyncOperations(options)
+    app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+
+    @app.get("/", response_class=PlainTextResponse)
+    async def hello():
+        return contract.HELLO
+
+    @app.get("/json")
+    async def hello_json():
+        return {"message": contract.HELLO}
+
+    @app.get("/mongo/pooled/{raw_id}")
+    async def mongo_pooled(raw_id: str):
+        return _found(await ops.mongo_pooled(_user_id(raw_id)))
+
+    @app.get("/mongo/per-request/{raw_id}")
+    async def mongo_per_request(raw_id: str):
+        return _found(await ops.mongo_per_request(_user_id(raw_id)))
+
+    @app.get("/redis/pooled")
+    async def redis_pooled():
+        return _found(await ops.redis_pooled())
+
+    @app.get("/redis/per-request")
+    async def redis_per_request():
+        return _found(await ops.redis_per_request())
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse({"error": contract.error_message(exc.status_code)}, status_code=exc.status_code,
+                            headers=exc.headers)
+
+    @app.exception_handler(BackendUnavailable)
+    async def backend_unavailable(request: Request, exc: BackendUnavailable) -> JSONResponse:
+        return JSONResponse({"error": contract.BACKEND_UNAVAILABLE}, status_code=503)
+
+    @app.exception_handler(Exception)
+    async def internal_error(request: Request, exc: Exception) -> JSONResponse:
+        # Starlette's ServerErrorMiddleware sends this, then re-raises to the server's log.
+        return JSONResponse({"error": contract.INTERNAL_ERROR}, status_code=500)
+
+    return app

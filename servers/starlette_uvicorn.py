@@ -1,0 +1,12 @@
+"""Starlette on uvicorn (uvloop, httptools), uvicorn's supervisor spawning --workers processes.
+
+Each worker runs a uvloop event loop: httptools parses, Starlette's router dispatches to async
+endpoints, JSONResponse renders per request; a worker blocks only where a handler computes.
+Mongo through AsyncMongoClient and Redis through redis.asyncio, made in the worker's loop.
+Keep-alive 5 s (uvicorn's default), backlog 1024, no access log; a dead worker is replaced;
+SIGTERM: the supervisor stops the workers, each drains for up to 3 s.
+"""
+from servers.launch import launch
+
+if __name__ == "__main__":
+    launch("starlette_uvicorn")
