@@ -165,7 +165,7 @@ _WSGI_SERVERS: dict[str, dict] = {
 # nothing a server-alone row needs).
 _BARE_SERVERS = ("dev", "gunicorn", "gunicorn_gthread", "gunicorn_gevent", "gevent", "tornado", "twisted",
                  "wsgiref")
-_WSGI_FRAMEWORKS = {"flask": "Flask", "falcon": "Falcon", "bare": "a bare WSGI callable"}
+_WSGI_FRAMEWORKS = {"flask": "Flask", "falcon": "Falcon", "bare": "Bare WSGI callable"}
 
 
 def _wsgi_entries() -> list[Entry]:

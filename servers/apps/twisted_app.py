@@ -44,7 +44,7 @@ def _error(request: Request, status: int) -> bytes:
 class ContractResource(resource.Resource):
     """A Resource whose unknown children and unsupported methods answer the contract's JSON.
 
-    One without render_ methods (a path prefix such as /mongo) is not found rather than 405.
+    One without render_GET (a path prefix such as /mongo) is not found rather than 405.
     """
 
     def getChild(self, path: bytes, request: Request) -> resource.Resource:
@@ -54,7 +54,7 @@ class ContractResource(resource.Resource):
         try:
             return super().render(request)
         except UnsupportedMethod as unsupported:
-            if not unsupported.allowedMethods:  # a path prefix such as /mongo renders nothing
+            if b"GET" not in unsupported.allowedMethods:  # a path prefix such as /mongo renders nothing
                 return _error(request, 404)
             request.setHeader(b"Allow", b", ".join(unsupported.allowedMethods))
             return _error(request, 405)
