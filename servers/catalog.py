@@ -35,6 +35,7 @@ APPS: dict[str, tuple[str, str]] = {
     "tornado": ("servers.apps.tornado_app:create_app", "tornado"),
     "twisted": ("servers.apps.twisted_app:create_resource", "twisted"),
     "stdlib": ("servers.apps.stdlib_app:create_handler", "stdlib"),
+    "bare": ("servers.apps.bare_app:create_app", "wsgi"),
     "falcon_asgi": ("servers.apps.falcon_asgi_app:create_app", "asgi"),
     "starlette": ("servers.apps.starlette_app:create_app", "asgi"),
     "fastapi": ("servers.apps.fastapi_app:create_app", "asgi"),
@@ -138,7 +139,7 @@ def _dev_only(reason: str) -> dict:
     return {"tags": (DEV_ONLY,), "dev_only_reason": reason}
 
 
-# The WSGI factor matrix: {flask, falcon} x these servers.
+# The WSGI factor matrix: {flask, falcon, bare} x these servers (bare: see _BARE_SERVERS).
 _WSGI_SERVERS: dict[str, dict] = {
     "dev": dict(server="werkzeug", model="sync", workers=1, max_workers=1, keepalive=False,
                 description="werkzeug dev server, one thread: one request at a time",
@@ -169,14 +170,27 @@ _WSGI_SERVERS: dict[str, dict] = {
 }
 
 
+# The bare WSGI callable (servers/apps/bare_app.py) is the server alone: the framework's share of
+# a request is flask_X or falcon_X minus bare_X. It answers hello and json only (ops=HELLO_OPS),
+# which keeps the test suite's time bounded (no backend routes to test on eight more stacks), and
+# runs on the servers people deploy or compare (the werkzeug threaded/processes variants add
+# nothing a server-alone row needs).
+_BARE_SERVERS = ("dev", "gunicorn", "gunicorn_gthread", "gunicorn_gevent", "gevent", "tornado", "twisted",
+                 "wsgiref")
+_WSGI_FRAMEWORKS = {"flask": "Flask", "falcon": "Falcon", "bare": "Bare WSGI callable"}
+
+
 def _wsgi_entries() -> list[Entry]:
     entries = []
-    for framework in ("flask", "falcon"):
+    for framework, title in _WSGI_FRAMEWORKS.items():
         for suffix, spec in _WSGI_SERVERS.items():
+            if framework == "bare" and suffix not in _BARE_SERVERS:
+                continue
+            extra = {"ops": HELLO_OPS} if framework == "bare" else {}
             driver = "flask-pymongo" if framework == "flask" else "pymongo"
             entries.append(Entry(name=f"{framework}_{suffix}", language="python",
                                  framework=framework, mongo_driver=driver,
-                                 **{**spec, "description": f"{framework.capitalize()} on {spec['description']}"}))
+                                 **{**spec, **extra, "description": f"{title} on {spec['description']}"}))
     return entries
 
 

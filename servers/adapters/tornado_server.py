@@ -55,17 +55,16 @@ def _guarded_container() -> type:
     from tornado import httputil
     from tornado.wsgi import WSGIContainer
 
-    from servers.apps.contract import error
-
-    bad_host = error(400, "bad host header")
+    # The adapter speaks HTTP only: its own answer, not an app's (adapters import no app).
+    bad_host = b'{"error":"bad host header"}'
 
     class GuardedWSGIContainer(WSGIContainer):
         async def handle_request(self, request: httputil.HTTPServerRequest) -> None:
             if not _port_is_a_number(request.host):
-                headers = httputil.HTTPHeaders({"Content-Type": bad_host.content_type,
-                                                "Content-Length": str(len(bad_host.body))})
+                headers = httputil.HTTPHeaders({"Content-Type": "application/json",
+                                                "Content-Length": str(len(bad_host))})
                 request.connection.write_headers(httputil.ResponseStartLine("HTTP/1.1", 400, "Bad Request"),
-                                                 headers, chunk=bad_host.body)
+                                                 headers, chunk=bad_host)
                 request.connection.finish()
                 return
             try:

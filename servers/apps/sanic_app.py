@@ -1,27 +1,47 @@
-"""The Sanic app: the route contract as async handlers, backends through async drivers.
+"""The Sanic app: the route contract as async handlers, written as Sanic's docs write them.
 
-Sanic sends neither Date nor Server, so a response middleware adds both (HTTP/1.1 asks origin
-servers for Date). create_app runs in every worker (Sanic spawns them and rebuilds the app there).
+Handlers return sanic.response.text / sanic.response.json; json() serializes inside each request
+with Sanic's default dumps (ujson when installed, else json.dumps with compact separators: both
+compact, no trailing newline). Errors go through @app.exception handlers; backends through async
+drivers. create_app runs in every worker (Sanic spawns them and rebuilds the app there).
+
+Sanic sends neither Date nor Server, and the contract (HTTP/1.1 for Date) wants both. The
+cheapest place Sanic offers is one response middleware: Sanic skips its middleware machinery
+entirely when there is none, so this one costs an await and two header sets per request
+(a few percent of hello's requests/s, see the bench's framework-share notes); the Date string is
+formatted once per second (servers.http_date). Under an ASGI server (create_asgi_app: Sanic's app is
+an ASGI app too) the server sends both, so that app has no such middleware.
 """
 from __future__ import annotations
 
 import logging
 
 from sanic import Request, Sanic
-from sanic.exceptions import SanicException
-from sanic.response import HTTPResponse
+from sanic.exceptions import NotFound, SanicException
+from sanic.response import HTTPResponse, json, text
 
+from backends.errors import BackendUnavailable
+from backends.ids import parse_user_id
 from servers.apps import contract
-from servers.http_date import http_date
 from servers.apps.operations import AsyncOperations
+from servers.http_date import http_date
 from servers.options import Options
 
 log = logging.getLogger(__name__)
 APP_NAME = "refsuite"
 
 
-def _response(reply: contract.Reply) -> HTTPResponse:
-    return HTTPResponse(reply.body, status=reply.status, content_type=reply.content_type)
+def _found(value: dict | None) -> dict:
+    if value is None:
+        raise NotFound()
+    return value
+
+
+def _user_id(raw_id: str) -> int:
+    user_id = parse_user_id(raw_id)
+    if user_id is None:
+        raise NotFound()
+    return user_id
 
 
 def create_app(options: Options, *, own_server: bool = True) -> Sanic:
@@ -32,38 +52,42 @@ def create_app(options: Options, *, own_server: bool = True) -> Sanic:
 
     @app.get("/")
     async def hello(request: Request) -> HTTPResponse:
-        return _response(contract.HELLO)
+        return text(contract.HELLO)
 
     @app.get("/json")
     async def hello_json(request: Request) -> HTTPResponse:
-        return _response(contract.HELLO_JSON)
+        return json({"message": contract.HELLO})
 
     @app.get("/mongo/pooled/<raw_id:str>")
     async def mongo_pooled(request: Request, raw_id: str) -> HTTPResponse:
-        return _response(await ops.mongo_pooled(raw_id))
+        return json(_found(await ops.mongo_pooled(_user_id(raw_id))))
 
     @app.get("/mongo/per-request/<raw_id:str>")
     async def mongo_per_request(request: Request, raw_id: str) -> HTTPResponse:
-        return _response(await ops.mongo_per_request(raw_id))
+        return json(_found(await ops.mongo_per_request(_user_id(raw_id))))
 
     @app.get("/redis/pooled")
     async def redis_pooled(request: Request) -> HTTPResponse:
-        return _response(await ops.redis_pooled())
+        return json(_found(await ops.redis_pooled()))
 
     @app.get("/redis/per-request")
     async def redis_per_request(request: Request) -> HTTPResponse:
-        return _response(await ops.redis_per_request())
+        return json(_found(await ops.redis_per_request()))
+
+    @app.exception(BackendUnavailable)
+    async def backend_unavailable(request: Request, error: BackendUnavailable) -> HTTPResponse:
+        return json({"error": contract.BACKEND_UNAVAILABLE}, status=503)
 
     @app.exception(SanicException)
     async def http_error(request: Request, error: SanicException) -> HTTPResponse:
-        response = _response(contract.error(error.status_code))
-        response.headers.update(getattr(error, "headers", None) or {})
-        return response
+        # Sanic's own 404 and 405 (with its Allow header) arrive here too.
+        return json({"error": contract.error_message(error.status_code)}, status=error.status_code,
+                    headers=getattr(error, "headers", None))
 
     @app.exception(Exception)
     async def internal_error(request: Request, error: Exception) -> HTTPResponse:
         log.exception("unhandled error")  # to stderr, never to the client
-        return _response(contract.INTERNAL_ERROR)
+        return json({"error": contract.INTERNAL_ERROR}, status=500)
 
     if own_server:
         @app.on_response

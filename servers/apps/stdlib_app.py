@@ -1,15 +1,21 @@
 """The stdlib app: a BaseHTTPRequestHandler subclass answering the route contract.
 
-The handler class is the app; the server adapter picks HTTPServer or ThreadingHTTPServer and
-the protocol version. Requests block their thread (the only one, on plain HTTPServer).
+Written as http.server's docs write handlers: do_GET routes self.path, then send_response,
+send_header, end_headers and self.wfile.write. The stdlib has no JSON helper for responses, so
+bodies are json.dumps (compact) inside each request. The handler class is the app; the server
+adapter picks HTTPServer or ThreadingHTTPServer and the protocol version. Requests block their
+thread (the only one, on plain HTTPServer).
 """
 from __future__ import annotations
 
+import json
 import logging
 import re
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import unquote, urlsplit
 
+from backends.errors import BackendUnavailable
+from backends.ids import parse_user_id
 from servers.apps import contract
 from servers.apps.operations import SyncOperations
 from servers.options import Options
@@ -18,23 +24,13 @@ log = logging.getLogger(__name__)
 
 _MONGO = re.compile(r"/mongo/(pooled|per-request)/([^/]+)")
 _OTHER_METHODS = ("POST", "PUT", "DELETE", "PATCH", "OPTIONS")
+_ALLOW = "GET, HEAD"
 
 
 def create_handler(options: Options) -> type[BaseHTTPRequestHandler]:
     ops = SyncOperations(options)
-    mongo = {"pooled": ops.mongo_pooled, "per-request": ops.mongo_per_request}
-    redis = {"/redis/pooled": ops.redis_pooled, "/redis/per-request": ops.redis_per_request}
-    fixed = {"/": contract.HELLO, "/json": contract.HELLO_JSON}
-
-    def route(path: str):
-        if path in fixed:
-            return lambda: fixed[path]
-        if path in redis:
-            return redis[path]
-        match = _MONGO.fullmatch(path)
-        if match:
-            return lambda: mongo[match[1]](match[2])
-        return None
+    find_user = {"pooled": ops.mongo_pooled, "per-request": ops.mongo_per_request}
+    get_name = {"/redis/pooled": ops.redis_pooled, "/redis/per-request": ops.redis_per_request}
 
     class ContractHandler(BaseHTTPRequestHandler):
         # Headers and body go out in two writes: without NODELAY, Nagle and the client's
@@ -42,30 +38,54 @@ def create_handler(options: Options) -> type[BaseHTTPRequestHandler]:
         disable_nagle_algorithm = True
 
         def do_GET(self) -> None:
-            operation = route(unquote(urlsplit(self.path).path, errors="replace"))
-            if operation is None:
-                return self.send(contract.NOT_FOUND)
-            try:
-                reply = operation()
-            except Exception:
-                log.exception("unhandled error")  # never to the client
-                reply = contract.INTERNAL_ERROR
-            self.send(reply)
+            path = unquote(urlsplit(self.path).path, errors="replace")
+            if path == "/":
+                return self.send(200, contract.HELLO.encode(), contract.TEXT)
+            if path == "/json":
+                return self.send_json(200, {"message": contract.HELLO})
+            if path in get_name:
+                return self.answer(get_name[path])
+            match = _MONGO.fullmatch(path)
+            if match:
+                user_id = parse_user_id(match[2])
+                if user_id is not None:
+                    return self.answer(lambda: find_user[match[1]](user_id))
+            self.send_error_json(404)
 
         def do_HEAD(self) -> None:
             self._head_only = True
             self.do_GET()
 
+        def answer(self, lookup) -> None:
+            """A backend route: its value as JSON, 404 for None, 503 for an outage, 500 otherwise."""
+            try:
+                value = lookup()
+            except BackendUnavailable:
+                return self.send_error_json(503)
+            except Exception:
+                log.exception("unhandled error")  # never to the client
+                return self.send_error_json(500)
+            if value is None:
+                return self.send_error_json(404)
+            self.send_json(200, value)
+
         def not_allowed(self) -> None:
             self.close_connection = True  # the request body, if any, is left unread
-            if route(unquote(urlsplit(self.path).path, errors="replace")) is None:
-                return self.send(contract.NOT_FOUND)
-            self.send(contract.METHOD_NOT_ALLOWED, allow="GET, HEAD")
+            path = unquote(urlsplit(self.path).path, errors="replace")
+            if path in ("/", "/json") or path in get_name or _MONGO.fullmatch(path):
+                return self.send_error_json(405, allow=_ALLOW)
+            self.send_error_json(404)
 
-        def send(self, reply: contract.Reply, allow: str | None = None) -> None:
-            self.send_response(reply.status)
-            self.send_header("Content-Type", reply.content_type)
-            self.send_header("Content-Length", str(len(reply.body)))
+        def send_json(self, status: int, value: dict, allow: str | None = None) -> None:
+            self.send(status, json.dumps(value, separators=(",", ":")).encode(), contract.JSON, allow)
+
+        def send_error_json(self, status: int, allow: str | None = None) -> None:
+            self.send_json(status, {"error": contract.error_message(status)}, allow)
+
+        def send(self, status: int, body: bytes, content_type: str, allow: str | None = None) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
             if allow:
                 self.send_header("Allow", allow)
             if self.request_version == "HTTP/1.0" and not self.close_connection:
@@ -73,7 +93,7 @@ def create_handler(options: Options) -> type[BaseHTTPRequestHandler]:
                 self.send_header("Connection", "keep-alive")
             self.end_headers()
             if not getattr(self, "_head_only", False):
-                self.wfile.write(reply.body)
+                self.wfile.write(body)
             self._head_only = False
 
         def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
@@ -81,7 +101,7 @@ def create_handler(options: Options) -> type[BaseHTTPRequestHandler]:
             self.close_connection = True
             try:
                 self.send_response(code, message)
-                body = contract.error(code).body
+                body = json.dumps({"error": contract.error_message(code)}, separators=(",", ":")).encode()
                 self.send_header("Content-Type", contract.JSON)
                 self.send_header("Content-Length", str(len(body)))
                 self.send_header("Connection", "close")

@@ -1,14 +1,22 @@
-"""The tornado app: the route contract as RequestHandlers, backends through async drivers.
+"""The tornado app: the route contract as RequestHandlers, written as tornado's docs write them.
 
+Handlers call self.write(dict) / self.write(str) and raise tornado.web.HTTPError; errors are
+rendered by write_error. tornado's write(dict) serializes with tornado.escape.json_encode, which
+is json.dumps with its default ", " and ": " separators and cannot be configured, so the base
+handler's write() serializes dicts the same way but compact (still inside each request).
 Served by tornado's own HTTPServer (servers.adapters.tornado_server); create_app runs in the
 worker after any fork so the async clients belong to that worker's event loop.
 """
 from __future__ import annotations
 
+import json
 import logging
+from types import TracebackType
 
 import tornado.web
 
+from backends.errors import BackendUnavailable
+from backends.ids import parse_user_id
 from servers.apps import contract
 from servers.apps.operations import AsyncOperations
 from servers.options import Options
@@ -16,35 +24,65 @@ from servers.options import Options
 log = logging.getLogger(__name__)
 
 
-class _Base(tornado.web.RequestHandler):
-    def send(self, reply: contract.Reply) -> None:
-        self.set_status(reply.status)
-        self.set_header("Content-Type", reply.content_type)
-        self.finish(reply.body)
+class BaseHandler(tornado.web.RequestHandler):
+    def write(self, chunk: str | bytes | dict) -> None:
+        if isinstance(chunk, dict):
+            # json_encode's escaping of "</" kept; only the separators differ.
+            chunk = json.dumps(chunk, separators=(",", ":")).replace("</", "<\\/")
+            self.set_header("Content-Type", contract.JSON)
+        super().write(chunk)
+
+    def found(self, value: dict | None) -> None:
+        if value is None:
+            raise tornado.web.HTTPError(404)
+        self.write(value)
 
     def write_error(self, status_code: int, **kwargs) -> None:
-        if status_code >= 500 and "exc_info" in kwargs:
-            log.error("unhandled error", exc_info=kwargs["exc_info"])  # never to the client
-        self.send(contract.error(status_code) if status_code != 500 else contract.INTERNAL_ERROR)
+        exc_info = kwargs.get("exc_info")
+        if exc_info and issubclass(exc_info[0], BackendUnavailable):
+            status_code = 503
+            self.set_status(status_code)
+        if status_code == 405:
+            self.set_header("Allow", "GET")
+        self.write({"error": contract.error_message(status_code)})
+
+    def log_exception(self, typ: type[BaseException] | None, value: BaseException | None,
+                      tb: TracebackType | None) -> None:
+        if not isinstance(value, BackendUnavailable):  # an outage is a 503, not a traceback per request
+            super().log_exception(typ, value, tb)  # tracebacks to stderr, never to the client
 
 
-class _Fixed(_Base):
-    def initialize(self, reply: contract.Reply) -> None:
-        self.reply = reply
-
+class HelloHandler(BaseHandler):
     def get(self) -> None:
-        self.send(self.reply)
+        self.set_header("Content-Type", contract.TEXT)
+        self.write(contract.HELLO)
 
 
-class _Call(_Base):
-    def initialize(self, operation) -> None:
-        self.operation = operation
-
-    async def get(self, *params: str) -> None:
-        self.send(await self.operation(*params))
+class JSONHandler(BaseHandler):
+    def get(self) -> None:
+        self.write({"message": contract.HELLO})
 
 
-class _NotFound(_Base):
+class UserHandler(BaseHandler):
+    def initialize(self, find_user) -> None:
+        self.find_user = find_user
+
+    async def get(self, raw_id: str) -> None:
+        user_id = parse_user_id(raw_id)
+        if user_id is None:
+            raise tornado.web.HTTPError(404)
+        self.found(await self.find_user(user_id))
+
+
+class NameHandler(BaseHandler):
+    def initialize(self, get_name) -> None:
+        self.get_name = get_name
+
+    async def get(self) -> None:
+        self.found(await self.get_name())
+
+
+class NotFoundHandler(BaseHandler):
     def prepare(self) -> None:
         raise tornado.web.HTTPError(404)
 
@@ -53,13 +91,12 @@ def create_app(options: Options) -> tornado.web.Application:
     ops = AsyncOperations(options)
     return tornado.web.Application(
         [
-            (r"/", _Fixed, {"reply": contract.HELLO}),
-            (r"/json", _Fixed, {"reply": contract.HELLO_JSON}),
-            (r"/mongo/pooled/([^/]+)", _Call, {"operation": ops.mongo_pooled}),
-            (r"/mongo/per-request/([^/]+)", _Call, {"operation": ops.mongo_per_request}),
-            (r"/redis/pooled", _Call, {"operation": ops.redis_pooled}),
-            (r"/redis/per-request", _Call, {"operation": ops.redis_per_request}),
+            (r"/", HelloHandler),
+            (r"/json", JSONHandler),
+            (r"/mongo/pooled/([^/]+)", UserHandler, {"find_user": ops.mongo_pooled}),
+            (r"/mongo/per-request/([^/]+)", UserHandler, {"find_user": ops.mongo_per_request}),
+            (r"/redis/pooled", NameHandler, {"get_name": ops.redis_pooled}),
+            (r"/redis/per-request", NameHandler, {"get_name": ops.redis_per_request}),
         ],
-        default_handler_class=_NotFound,
-        compress_response=False,
+        default_handler_class=NotFoundHandler,
     )

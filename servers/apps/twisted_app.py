@@ -1,87 +1,140 @@
-"""The twisted.web app: one leaf Resource that routes the contract, async drivers on asyncio.
+"""The twisted.web app: the route contract as a tree of Resources, as twisted.web's docs write it.
 
-The Mongo and Redis routes run coroutines of the asyncio drivers, so the adapter installs
-twisted's asyncio reactor; a request is answered from the Deferred that wraps the coroutine.
+Static children are put with putChild, the {id} segment comes from getChild, and each leaf
+answers in render_GET (twisted answers HEAD with render_GET too). twisted.web has no JSON
+helper, so bodies are json.dumps (compact) inside each request. The Mongo and Redis routes run
+coroutines of the asyncio drivers, so the adapter installs twisted's asyncio reactor; such a
+request is answered from the Deferred that wraps the coroutine (NOT_DONE_YET), and its errback
+maps BackendUnavailable to 503. Unknown paths and wrong methods answer JSON 404 and 405 (with
+the Allow header twisted computes from the render_ methods).
 """
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
-import re
-from urllib.parse import unquote
 
 from twisted.internet import defer
+from twisted.python.failure import Failure
 from twisted.web import resource, server
+from twisted.web.error import UnsupportedMethod
 from twisted.web.http import Request
 
+from backends.errors import BackendUnavailable
+from backends.ids import parse_user_id
 from servers.apps import contract
 from servers.apps.operations import AsyncOperations
 from servers.options import Options
 
 log = logging.getLogger(__name__)
 
-_MONGO = re.compile(r"/mongo/(pooled|per-request)/([^/]+)")
+
+def _json(request: Request, value: dict, status: int = 200) -> bytes:
+    body = json.dumps(value, separators=(",", ":")).encode()
+    request.setResponseCode(status)
+    request.setHeader(b"Content-Type", contract.JSON.encode())
+    request.setHeader(b"Content-Length", b"%d" % len(body))  # not chunked when written later
+    return body
+
+
+def _error(request: Request, status: int) -> bytes:
+    return _json(request, {"error": contract.error_message(status)}, status)
 
 
 class ContractResource(resource.Resource):
+    """A Resource whose unknown children and unsupported methods answer the contract's JSON.
+
+    One without render_GET (a path prefix such as /mongo) is not found rather than 405.
+    """
+
+    def getChild(self, path: bytes, request: Request) -> resource.Resource:
+        return NotFound()
+
+    def render(self, request: Request) -> bytes | int:
+        try:
+            return super().render(request)
+        except UnsupportedMethod as unsupported:
+            if b"GET" not in unsupported.allowedMethods:  # a path prefix such as /mongo renders nothing
+                return _error(request, 404)
+            request.setHeader(b"Allow", b", ".join(unsupported.allowedMethods))
+            return _error(request, 405)
+
+
+class NotFound(resource.Resource):
     isLeaf = True
 
-    def __init__(self, options: Options):
+    def render(self, request: Request) -> bytes:
+        return _error(request, 404)
+
+
+class Hello(ContractResource):
+    def render_GET(self, request: Request) -> bytes:
+        request.setHeader(b"Content-Type", contract.TEXT.encode())
+        return contract.HELLO.encode()
+
+
+class HelloJSON(ContractResource):
+    def render_GET(self, request: Request) -> bytes:
+        return _json(request, {"message": contract.HELLO})
+
+
+class Lookup(ContractResource):
+    """A route answered by a coroutine: its value as JSON, 404 for None, 503 for an outage."""
+
+    def __init__(self, lookup):
         super().__init__()
-        ops = AsyncOperations(options)
-        self._mongo = {"pooled": ops.mongo_pooled, "per-request": ops.mongo_per_request}
-        self._redis = {"/redis/pooled": ops.redis_pooled, "/redis/per-request": ops.redis_per_request}
+        self._lookup = lookup
 
-    def render(self, request: Request):
-        path = unquote(request.path.decode("latin-1"), errors="replace")
-        operation = self._route(path)
-        if operation is None:
-            return _send(request, contract.NOT_FOUND)
-        if request.method not in (b"GET", b"HEAD"):
-            request.setHeader(b"Allow", b"GET, HEAD")
-            return _send(request, contract.METHOD_NOT_ALLOWED)
-        if isinstance(operation, contract.Reply):
-            return _send(request, operation)
-        return _answer_later(request, operation())
+    def render_GET(self, request: Request) -> int:
+        finished = request.notifyFinish()  # fires (with a failure) if the client goes away first
+        gone = []
+        finished.addErrback(lambda _: gone.append(True))
 
-    def _route(self, path: str):
-        if path == "/":
-            return contract.HELLO
-        if path == "/json":
-            return contract.HELLO_JSON
-        if path in self._redis:
-            return self._redis[path]
-        match = _MONGO.fullmatch(path)
-        if match:
-            lookup, raw_id = self._mongo[match[1]], match[2]
-            return lambda: lookup(raw_id)
-        return None
+        def reply(value: dict | None) -> None:
+            body = _error(request, 404) if value is None else _json(request, value)
+            if not gone:
+                request.write(body)
+                request.finish()
+
+        def failed(failure: Failure) -> None:
+            if failure.check(BackendUnavailable):
+                body = _error(request, 503)
+            else:
+                log.error("unhandled error: %s", failure.getTraceback())  # never to the client
+                body = _error(request, 500)
+            if not gone:
+                request.write(body)
+                request.finish()
+
+        coroutine = self._lookup()
+        defer.Deferred.fromFuture(asyncio.ensure_future(coroutine)).addCallbacks(reply, failed)
+        return server.NOT_DONE_YET
 
 
-def _send(request: Request, reply: contract.Reply) -> bytes:
-    request.setResponseCode(reply.status)
-    request.setHeader(b"Content-Type", reply.content_type.encode())
-    request.setHeader(b"Content-Length", str(len(reply.body)).encode())
-    return reply.body
+class Users(ContractResource):
+    """/mongo/<how>/: its child is the {id} segment."""
 
+    def __init__(self, find_user):
+        super().__init__()
+        self._find_user = find_user
 
-def _answer_later(request: Request, coroutine) -> int:
-    finished = request.notifyFinish()  # fires (with a failure) if the client goes away first
-    gone = []
-    finished.addErrback(lambda _: gone.append(True))
-
-    def reply(answer: contract.Reply) -> None:
-        if not gone:
-            request.write(_send(request, answer))
-            request.finish()
-
-    def failed(failure) -> None:
-        log.error("unhandled error: %s", failure.getTraceback())  # never to the client
-        reply(contract.INTERNAL_ERROR)
-
-    defer.Deferred.fromFuture(asyncio.ensure_future(coroutine)).addCallbacks(reply, failed)
-    return server.NOT_DONE_YET
+    def getChild(self, path: bytes, request: Request) -> resource.Resource:
+        user_id = parse_user_id(path.decode("utf-8", errors="replace"))
+        if user_id is None:
+            return NotFound()
+        return Lookup(lambda: self._find_user(user_id))
 
 
 def create_resource(options: Options) -> resource.Resource:
-    return ContractResource(options)
+    ops = AsyncOperations(options)
+    mongo, redis = ContractResource(), ContractResource()
+    mongo.putChild(b"pooled", Users(ops.mongo_pooled))
+    mongo.putChild(b"per-request", Users(ops.mongo_per_request))
+    redis.putChild(b"pooled", Lookup(ops.redis_pooled))
+    redis.putChild(b"per-request", Lookup(ops.redis_per_request))
+    root = ContractResource()
+    root.putChild(b"", Hello())
+    root.putChild(b"json", HelloJSON())
+    root.putChild(b"mongo", mongo)
+    root.putChild(b"redis", redis)
+    return root
