@@ -23,7 +23,7 @@ DEFAULT_USERS = 1000
 # The --quick matrix when no --servers is given: one stack of every framework, one Go
 # counterpart, every operation of the contract.
 QUICK_SERVERS = ("flask_gevent", "falcon_gunicorn_gthread", "sanic", "tornado", "twisted",
-                 "stdlib_threaded", "nethttp")
+                 "stdlib_threaded", "fastapi_uvicorn", "starlette_granian", "nethttp")
 # Seconds a run costs besides its load (verify, start the tool, collect) and an entry's start.
 RUN_OVERHEAD_S = 0.7
 START_OVERHEAD_S = 3.0

@@ -32,7 +32,6 @@ SERVER_PACKAGES: dict[str, tuple[str, ...]] = {
     "sanic": ("sanic", "uvloop"), "tornado": ("tornado",), "twisted": ("twisted",),
     "http.server": (), "http.server-threaded": (),
     "uvicorn": ("uvicorn", "uvloop", "httptools"), "granian-asgi": ("granian", "uvloop"),
-    "hypercorn": ("hypercorn", "h11", "uvloop"),
 }
 DRIVER_PACKAGES: dict[str, tuple[str, ...]] = {
     "pymongo": ("pymongo",), "flask-pymongo": ("flask-pymongo", "pymongo"), "motor": ("motor", "pymongo"),

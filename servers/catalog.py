@@ -61,7 +61,6 @@ SERVERS: dict[str, tuple[str, str]] = {
     "http.server-threaded": ("servers.adapters.stdlib_server:serve_threaded", "stdlib"),
     "uvicorn": ("servers.adapters.uvicorn_server:serve", "asgi"),
     "granian-asgi": ("servers.adapters.granian_server:serve_asgi", "asgi"),
-    "hypercorn": ("servers.adapters.hypercorn_server:serve", "asgi"),
 }
 
 # Go frameworks are commands of the Go module in servers/go (cmd/<name>).
@@ -77,6 +76,12 @@ CAVEATS: dict[str, str] = {
     "slow-clients": "a slow client holds a whole sync worker: deploy behind a buffering proxy, as gunicorn's docs say",
     "connection-bursts": "with more than one worker each accepts one connection per loop turn (gunicorn #2266): "
                          "a burst of new connections waits in the accept queue, some past 2 s at 256 at once",
+    "pipelined-garbage": "uvicorn's httptools protocol answers a valid request followed in the same read by "
+                         "invalid bytes with a 400 alone: the valid request is dropped unanswered",
+    "http-version-500": "uvicorn (httptools) hands HTTP/0.9 and HTTP/2.0 request lines to the app, and Falcon's "
+                        "ASGI app refuses such a scope by raising: uvicorn answers them 500, not 400",
+    "reuseport-kill-resets": "each worker listens on its own SO_REUSEPORT socket: the connections queued on a "
+                             "worker that is killed are reset, not served by the others",
 }
 
 
@@ -201,19 +206,34 @@ _ASGI_APPS: dict[str, tuple[str, str]] = {
     "fastapi": ("fastapi", "FastAPI"),
 }
 _ASGI_SERVERS: dict[str, dict] = {
-    "uvicorn": dict(server="uvicorn", model="asyncio", workers=None,
+    "uvicorn": dict(server="uvicorn", model="asyncio", workers=None, caveats=("pipelined-garbage",),
                     description="uvicorn (uvloop, httptools), its supervisor spawning one worker per core"),
-    "granian": dict(server="granian-asgi", model="asyncio", workers=None,
+    "granian": dict(server="granian-asgi", model="asyncio", workers=None, caveats=("reuseport-kill-resets",),
                     description="granian's Rust HTTP server in ASGI mode, one worker process per core"),
-    "hypercorn": dict(server="hypercorn", model="asyncio", workers=None,
-                      description="hypercorn (uvloop worker class), one spawned worker per core"),
 }
+# Combinations that break the contract, left out (the reliability suite's hostile barrage found them).
+# hypercorn 0.18 (uvloop workers) was left out as a server: a truncated request followed by the
+# client's EOF is neither answered nor closed (held past 2.5 s), 256 keep-alive connections on `/`
+# saw 2 s timeouts, and a worker that dies is not replaced: it stops the whole server.
+_ASGI_LEFT_OUT = {
+    # granian 2.8 gives an HTTP/1.0 request http_version "1" (ASGI says "1.0"); Falcon answers 500.
+    "falcon_asgi_granian",
+}
+# Known limitations of one combination, on top of its server's.
+_ASGI_CAVEATS = {"falcon_asgi_uvicorn": ("http-version-500",)}
 
 
 def _asgi_entries() -> list[Entry]:
-    return [Entry(name=f"{app}_{suffix}", language="python", framework=framework, app=app,
-                  **{**spec, "description": f"{title} on {spec['description']}"})
-            for app, (framework, title) in _ASGI_APPS.items() for suffix, spec in _ASGI_SERVERS.items()]
+    entries = []
+    for app, (framework, title) in _ASGI_APPS.items():
+        for suffix, spec in _ASGI_SERVERS.items():
+            name = f"{app}_{suffix}"
+            if name in _ASGI_LEFT_OUT:
+                continue
+            entries.append(Entry(name=name, language="python", framework=framework, app=app,
+                                 **{**spec, "description": f"{title} on {spec['description']}",
+                                    "caveats": spec["caveats"] + _ASGI_CAVEATS.get(name, ())}))
+    return entries
 
 
 ENTRIES: tuple[Entry, ...] = (
@@ -226,7 +246,7 @@ ENTRIES: tuple[Entry, ...] = (
           mongo_driver="motor"),
     Entry("sanic_uvicorn", "python", "sanic", "uvicorn", "asyncio", None,
           "Sanic's app as an ASGI app on uvicorn (uvloop, httptools), one spawned worker per core",
-          app="sanic_asgi"),
+          app="sanic_asgi", caveats=("pipelined-garbage",)),
     Entry("tornado", "python", "tornado", "tornado", "asyncio", 1,
           "tornado HTTPServer and RequestHandlers on the asyncio event loop, AsyncMongoClient"),
     Entry("twisted", "python", "twisted", "twisted", "reactor", 1,

@@ -8,8 +8,10 @@ the kernel spreads new connections over the workers' sockets) and runs a uvloop 
 app while Rust threads do the HTTP. Keep-alive on (granian's HTTP/1 default, no idle timeout of
 its own), backlog 1024, no access log; granian adds Date and `Server: granian` itself.
 
-Pitfalls: the main process holds no socket, so "ready" is when the port first accepts (polled
-here); a worker that dies is replaced only with respawn_failed_workers (off by default, on here),
+Pitfalls: the main process holds no socket, so "ready" is when every worker's socket listens
+(polled here); granian 2.8 puts http_version "1" (not the ASGI spec's "1.0") in the scope of an
+HTTP/1.0 request, which Falcon's ASGI app refuses (500): falcon_asgi_granian is left out of the
+catalog for it. A SIGKILLed worker's queued connections are reset with its socket. A worker that dies is replaced only with respawn_failed_workers (off by default, on here),
 and one that dies again within 5.5 s of its respawn makes granian stop the whole server ("crash
 loop detected"). SIGTERM/SIGINT: the main process stops the workers, each gets
 workers_kill_timeout (3 s; granian waits for ever by default) before SIGKILL.
@@ -24,7 +26,7 @@ from granian.log import LogLevels
 from granian.server import Server
 
 from servers.adapters.loading import build_app
-from servers.adapters.readiness import announce_when_accepting
+from servers.adapters.readiness import announce_when_listening
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
 from servers.options import Options
@@ -45,5 +47,5 @@ def _serve(interface: Interfaces, app_path: str, options: Options, ready: Callab
         loop=Loops.uvloop, backlog=LISTEN_BACKLOG, log_level=LogLevels.warning, log_access=False,
         respawn_failed_workers=True, workers_kill_timeout=int(GRACE_SECONDS),
     )
-    server.on_startup(lambda: announce_when_accepting(options, ready))  # before the workers start
+    server.on_startup(lambda: announce_when_listening(options, ready))  # before the workers start
     server.serve(target_loader=partial(_load, options))

@@ -70,7 +70,7 @@ PRODUCTION = [e.name for e in ENTRIES if catalog.PRODUCTION in e.tags]
 DEV_ONLY = [e.name for e in ENTRIES if e.dev_only]
 # Servers whose adapter promises to replace a crashed worker (their docstrings say so):
 # gunicorn's arbiter, Sanic's worker manager, servers.adapters.prefork (gevent pre-forked), uvicorn's
-# supervisor and granian's (respawn_failed_workers). Not hypercorn: it stops when a worker dies.
+# supervisor and granian's (respawn_failed_workers).
 RESPAWNING_SERVERS = ("gunicorn-sync", "gunicorn-gthread", "gunicorn-gevent", "gevent", "sanic", "uvicorn", "granian-asgi")
 RESPAWNING = [e.name for e in ENTRIES if e.server in RESPAWNING_SERVERS]
 
