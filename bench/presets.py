@@ -89,6 +89,16 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            servers="gin,flask_gevent", ops="hello", tool="wrk", connections=(50, 100, 200),
            duration_s=10.0, workers=1, server_cores=1,
            notes=("taskset puts the server on one core and the load tool on the others",)),
+    Preset("framework-share", "server alone vs server + Flask vs server + Falcon: hello and json on "
+                              "gunicorn sync, gunicorn gevent and gevent",
+           servers="bare_gunicorn,flask_gunicorn,falcon_gunicorn,"
+                   "bare_gunicorn_gevent,flask_gunicorn_gevent,falcon_gunicorn_gevent,"
+                   "bare_gevent,flask_gevent,falcon_gevent",
+           ops="hello,json", tool="wrk", connections=(50,), duration_s=10.0,
+           notes=("bare_* is a plain PEP 3333 callable (servers/apps/bare_app.py) on the same server: "
+                  "what a request costs the framework is 1/rps(framework) - 1/rps(bare), rows of one run",
+                  "gunicorn sync workers close every connection (no keep-alive): its rows include a "
+                  "TCP connect per request")),
 )}
 
 

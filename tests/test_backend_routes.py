@@ -14,7 +14,8 @@ from backends.seed import REDIS_VALUE, seed_redis, user_name
 from servers import catalog
 from serverproc import SEED_USERS, ServerProcess
 
-ENTRY_NAMES = [e.name for e in catalog.ENTRIES]
+# Entries that answer every backend route (the bare server-alone entries answer hello and json only).
+ENTRY_NAMES = [e.name for e in catalog.ENTRIES if {"mongo", "redis"} <= set(e.families)]
 MONGO_ROUTES = ("/mongo/pooled/", "/mongo/per-request/")
 REDIS_ROUTES = ("/redis/pooled", "/redis/per-request")
 NOT_FOUND = {"error": "not found"}

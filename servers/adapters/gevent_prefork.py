@@ -27,7 +27,6 @@ def _worker(app_path: str, options: Options, sock: socket.socket) -> None:
     from gevent.pywsgi import WSGIHandler, WSGIServer
 
     from servers.adapters.loading import build_app
-    from servers.adapters.wsgi_headers import with_default_headers
 
     class Handler(WSGIHandler):
         def handle(self) -> None:
@@ -37,11 +36,17 @@ def _worker(app_path: str, options: Options, sock: socket.socket) -> None:
             self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             super().handle()
 
+        def finalize_headers(self) -> None:
+            # pywsgi adds Date itself but no Server; one append here is the cheapest place (a
+            # WSGI middleware around the app cost a closure, a header scan and a Date per request).
+            super().finalize_headers()
+            self.response_headers.append((b"Server", b"gevent"))
+
         def log_request(self) -> None:
             pass  # no per-request access log
 
     listener = gevent.socket.socket(sock.family, sock.type, fileno=sock.detach())
-    app = with_default_headers(build_app(app_path, options), server="gevent")
+    app = build_app(app_path, options)
     server = WSGIServer(listener, app, handler_class=Handler, log=None, error_log="default")
     for sig in STOP_SIGNALS:
         gevent.signal_handler(sig, lambda: gevent.spawn(server.stop, timeout=GRACE_SECONDS))

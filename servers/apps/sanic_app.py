@@ -6,11 +6,10 @@ compact, no trailing newline). Errors go through @app.exception handlers; backen
 drivers. create_app runs in every worker (Sanic spawns them and rebuilds the app there).
 
 Sanic sends neither Date nor Server, and the contract (HTTP/1.1 for Date) wants both. The
-cheapest place Sanic offers is one response middleware: Sanic skips its middleware machinery
-entirely when there is none, so this one costs an await and two header sets per request
-(a few percent of hello's requests/s, see the bench's framework-share notes); the Date string is
-formatted once per second (servers.http_date). Under an ASGI server (create_asgi_app: Sanic's app is
-an ASGI app too) the server sends both, so that app has no such middleware.
+cheapest place Sanic offers is one response middleware: with none, Sanic skips its middleware
+step; this one costs an await and two header sets per request, the Date string being formatted
+once per second (servers.http_date). Under an ASGI server (create_asgi_app: Sanic's app is an
+ASGI app too) the server sends both, so that app has no such middleware.
 """
 from __future__ import annotations
 

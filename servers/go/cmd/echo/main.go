@@ -1,10 +1,12 @@
 // Command echo serves the suite's routes with Echo v4 on net/http: the server runs one goroutine
 // per connection, Echo takes a pooled Context, finds the route in its radix-tree router and runs
-// the middleware chain; handlers return errors, which one central HTTPErrorHandler turns into
-// the contract's JSON error bodies. A handler blocks its goroutine on Mongo or Redis, never a thread.
+// the middleware chain; handlers answer with c.String and c.JSON (serialized per request by a
+// compact JSONSerializer) or return errors, which one central HTTPErrorHandler turns into the
+// contract's JSON error bodies. A handler blocks its goroutine on Mongo or Redis, never a thread.
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
@@ -28,28 +30,40 @@ func newHandler(b *backend.Backends) http.Handler {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = jsonError
+	e.JSONSerializer = compactJSON{}
 	e.Logger.SetOutput(os.Stderr) // gommon logs to stdout, where only the ready line belongs
 	// The panicking goroutine's stack goes to the log, not every goroutine's, and never to the client.
 	e.Use(serverHeader, middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true}))
 
 	e.Match(getHead, "/", func(c echo.Context) error {
-		return c.Blob(http.StatusOK, contract.TextPlain, contract.Hello)
+		// c.String would spell the charset "UTF-8"; the contract's header is the lower-case one.
+		return c.Blob(http.StatusOK, contract.TextPlain, []byte(contract.Hello))
 	})
 	e.Match(getHead, "/json", func(c echo.Context) error {
-		return c.Blob(http.StatusOK, contract.JSON, contract.HelloJSON())
+		return c.JSON(http.StatusOK, contract.HelloMessage())
 	})
 	mongo := func(users backend.Users) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			status, body := contract.User(c.Request().Context(), users, c.Param("id"))
-			return c.Blob(status, contract.JSON, body)
+			id, ok := contract.ParseID(c.Param("id"))
+			if !ok {
+				return echo.ErrNotFound
+			}
+			user, err := users.User(c.Request().Context(), id)
+			if err != nil {
+				return echo.NewHTTPError(contract.BackendStatus(err))
+			}
+			return c.JSON(http.StatusOK, user)
 		}
 	}
 	e.Match(getHead, "/mongo/pooled/:id", mongo(b.MongoPooled))
 	e.Match(getHead, "/mongo/per-request/:id", mongo(b.MongoPerRequest))
 	redis := func(names backend.Names) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			status, body := contract.Name(c.Request().Context(), names)
-			return c.Blob(status, contract.JSON, body)
+			name, err := names.Name(c.Request().Context())
+			if err != nil {
+				return echo.NewHTTPError(contract.BackendStatus(err))
+			}
+			return c.JSON(http.StatusOK, contract.Name{Name: name})
 		}
 	}
 	e.Match(getHead, "/redis/pooled", redis(b.RedisPooled))
@@ -65,20 +79,39 @@ func serverHeader(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // jsonError replaces Echo's default {"message":"Not Found"} bodies; the router's 404 and 405
-// and the Recover middleware's recovered panics all arrive here.
+// (with the Allow header the router set), the handlers' errors and the Recover middleware's
+// recovered panics all arrive here.
 func jsonError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	status, body := http.StatusInternalServerError, contract.Internal
+	status := http.StatusInternalServerError
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
 		switch he.Code {
-		case http.StatusNotFound:
-			status, body = http.StatusNotFound, contract.NotFound
-		case http.StatusMethodNotAllowed:
-			status, body = http.StatusMethodNotAllowed, contract.MethodNotAllowed
+		case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusServiceUnavailable:
+			status = he.Code
 		}
 	}
-	_ = c.Blob(status, contract.JSON, body)
+	_ = c.JSON(status, contract.ErrorFor(status))
+}
+
+// compactJSON is Echo's JSON serializer without the newline its default (a json.Encoder) ends
+// every body with: one json.Marshal per c.JSON call, written in one piece, so that net/http also
+// sends a Content-Length. ?pretty (Echo's own switch) still indents.
+type compactJSON struct{ echo.DefaultJSONSerializer }
+
+func (compactJSON) Serialize(c echo.Context, i any, indent string) error {
+	var body []byte
+	var err error
+	if indent != "" {
+		body, err = json.MarshalIndent(i, "", indent)
+	} else {
+		body, err = json.Marshal(i)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = c.Response().Write(body)
+	return err
 }

@@ -1,6 +1,7 @@
 // Command gin serves the suite's routes with Gin on net/http: the server runs one goroutine per
 // connection, Gin takes a pooled Context, finds the route in its httprouter-style radix tree and
-// runs the handler chain (middleware, then the route); NoRoute and NoMethod chains answer the
+// runs the handler chain (middleware, then the route); c.JSON serializes each answer per request
+// (json.Marshal, no trailing newline); NoRoute and NoMethod chains answer the
 // contract's 404 and 405. A handler blocks its goroutine on Mongo or Redis, never a thread.
 package main
 
@@ -27,32 +28,46 @@ func newHandler(b *backend.Backends) http.Handler {
 	r.HandleMethodNotAllowed = true // 405 with Allow instead of 404 for a known path
 	r.RedirectTrailingSlash = false // "/json/" is an unknown route, as in the other servers
 	r.Use(serverHeader, gin.CustomRecoveryWithWriter(os.Stderr, func(c *gin.Context, _ any) {
-		c.Data(http.StatusInternalServerError, contract.JSON, contract.Internal)
-		c.Abort()
+		c.AbortWithStatusJSON(http.StatusInternalServerError, contract.ErrorFor(http.StatusInternalServerError))
 	}))
-	r.NoRoute(func(c *gin.Context) { c.Data(http.StatusNotFound, contract.JSON, contract.NotFound) })
+	r.NoRoute(func(c *gin.Context) { c.JSON(http.StatusNotFound, contract.ErrorFor(http.StatusNotFound)) })
 	r.NoMethod(func(c *gin.Context) {
-		c.Data(http.StatusMethodNotAllowed, contract.JSON, contract.MethodNotAllowed)
+		c.JSON(http.StatusMethodNotAllowed, contract.ErrorFor(http.StatusMethodNotAllowed))
 	})
 
 	r.Match(getHead, "/", func(c *gin.Context) {
-		c.Data(http.StatusOK, contract.TextPlain, contract.Hello)
+		c.String(http.StatusOK, contract.Hello)
 	})
 	r.Match(getHead, "/json", func(c *gin.Context) {
-		c.Data(http.StatusOK, contract.JSON, contract.HelloJSON())
+		c.JSON(http.StatusOK, contract.HelloMessage())
 	})
 	mongo := func(users backend.Users) gin.HandlerFunc {
 		return func(c *gin.Context) {
-			status, body := contract.User(c.Request.Context(), users, c.Param("id"))
-			c.Data(status, contract.JSON, body)
+			id, ok := contract.ParseID(c.Param("id"))
+			if !ok {
+				c.JSON(http.StatusNotFound, contract.ErrorFor(http.StatusNotFound))
+				return
+			}
+			user, err := users.User(c.Request.Context(), id)
+			if err != nil {
+				status := contract.BackendStatus(err)
+				c.JSON(status, contract.ErrorFor(status))
+				return
+			}
+			c.JSON(http.StatusOK, user)
 		}
 	}
 	r.Match(getHead, "/mongo/pooled/:id", mongo(b.MongoPooled))
 	r.Match(getHead, "/mongo/per-request/:id", mongo(b.MongoPerRequest))
 	redis := func(names backend.Names) gin.HandlerFunc {
 		return func(c *gin.Context) {
-			status, body := contract.Name(c.Request.Context(), names)
-			c.Data(status, contract.JSON, body)
+			name, err := names.Name(c.Request.Context())
+			if err != nil {
+				status := contract.BackendStatus(err)
+				c.JSON(status, contract.ErrorFor(status))
+				return
+			}
+			c.JSON(http.StatusOK, contract.Name{Name: name})
 		}
 	}
 	r.Match(getHead, "/redis/pooled", redis(b.RedisPooled))

@@ -5,6 +5,8 @@
 package main
 
 import (
+	"encoding/json"
+	"io"
 	"log"
 	"net/http"
 
@@ -21,29 +23,59 @@ func newHandler(b *backend.Backends) http.Handler {
 	mux := http.NewServeMux()
 	// A GET pattern also answers HEAD; "/{$}" is "/" alone, not every path.
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
-		contract.Write(w, http.StatusOK, contract.TextPlain, contract.Hello)
+		w.Header().Set("Content-Type", contract.TextPlain)
+		_, _ = io.WriteString(w, contract.Hello)
 	})
 	mux.HandleFunc("GET /json", func(w http.ResponseWriter, _ *http.Request) {
-		contract.Write(w, http.StatusOK, contract.JSON, contract.HelloJSON())
+		writeJSON(w, http.StatusOK, contract.HelloMessage())
 	})
 	mongo := func(users backend.Users) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
-			status, body := contract.User(r.Context(), users, r.PathValue("id"))
-			contract.Write(w, status, contract.JSON, body)
+			id, ok := contract.ParseID(r.PathValue("id"))
+			if !ok {
+				writeError(w, http.StatusNotFound)
+				return
+			}
+			user, err := users.User(r.Context(), id)
+			if err != nil {
+				writeError(w, contract.BackendStatus(err))
+				return
+			}
+			writeJSON(w, http.StatusOK, user)
 		}
 	}
 	mux.Handle("GET /mongo/pooled/{id}", mongo(b.MongoPooled))
 	mux.Handle("GET /mongo/per-request/{id}", mongo(b.MongoPerRequest))
 	redis := func(names backend.Names) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
-			status, body := contract.Name(r.Context(), names)
-			contract.Write(w, status, contract.JSON, body)
+			name, err := names.Name(r.Context())
+			if err != nil {
+				writeError(w, contract.BackendStatus(err))
+				return
+			}
+			writeJSON(w, http.StatusOK, contract.Name{Name: name})
 		}
 	}
 	mux.Handle("GET /redis/pooled", redis(b.RedisPooled))
 	mux.Handle("GET /redis/per-request", redis(b.RedisPerRequest))
 	return wrap{mux}
 }
+
+// writeJSON serializes v in this request with json.Marshal (json.Encoder would end the body
+// with a newline the contract does not have) and writes it in one piece, so that net/http sends
+// Content-Length and Date.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		body, _ = json.Marshal(contract.ErrorFor(status))
+	}
+	w.Header().Set("Content-Type", contract.JSON)
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func writeError(w http.ResponseWriter, status int) { writeJSON(w, status, contract.ErrorFor(status)) }
 
 type wrap struct{ mux *http.ServeMux }
 
@@ -59,7 +91,7 @@ func (h wrap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			panic(http.ErrAbortHandler) // too late for a 500: net/http drops the connection
 		}
 		log.Printf("panic serving %s %s: %v", r.Method, r.URL.Path, v)
-		contract.Write(w, http.StatusInternalServerError, contract.JSON, contract.Internal)
+		writeError(w, http.StatusInternalServerError)
 	}()
 	h.mux.ServeHTTP(jw, r)
 }
@@ -81,11 +113,7 @@ func (w *jsonErrors) WriteHeader(code int) {
 	if w.r.Pattern == "" && (code == http.StatusNotFound || code == http.StatusMethodNotAllowed) {
 		w.swallow = true
 		w.Header().Del("X-Content-Type-Options")
-		body := contract.NotFound
-		if code == http.StatusMethodNotAllowed {
-			body = contract.MethodNotAllowed
-		}
-		contract.Write(w.ResponseWriter, code, contract.JSON, body)
+		writeError(w.ResponseWriter, code)
 		return
 	}
 	w.ResponseWriter.WriteHeader(code)

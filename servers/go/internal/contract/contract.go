@@ -1,13 +1,13 @@
-// Package contract holds what every Go server answers, byte for byte, so that each command only
-// maps its framework's routing onto these functions.
+// Package contract holds what every Go server shares about the route contract: the content
+// types, the values the routes answer (serialized by each framework's own JSON helper inside each
+// request), the id rule and the status a backend failure maps to. No prebuilt bodies.
 package contract
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"refsuite/servers/go/internal/backend"
 )
@@ -16,26 +16,40 @@ import (
 const (
 	TextPlain = "text/plain; charset=utf-8"
 	JSON      = "application/json"
+	Hello     = "Hello, World!"
 )
 
-// Fixed bodies. None ends in a newline: json.Encoder and some frameworks' JSON helpers add one.
-var (
-	Hello            = []byte("Hello, World!")
-	NotFound         = []byte(`{"error":"not found"}`)
-	MethodNotAllowed = []byte(`{"error":"method not allowed"}`)
-	Unavailable      = []byte(`{"error":"backend unavailable"}`)
-	Internal         = []byte(`{"error":"internal error"}`)
-)
-
-type message struct {
+// Message is the /json value: {"message":"Hello, World!"} once serialized.
+type Message struct {
 	Message string `json:"message"`
 }
 
-// HelloJSON serializes the /json body on every call, since measuring serialization is the
-// point of that route.
-func HelloJSON() []byte {
-	b, _ := json.Marshal(message{Message: "Hello, World!"})
-	return b
+// HelloMessage is a new /json value; the handler serializes it in each request.
+func HelloMessage() Message { return Message{Message: Hello} }
+
+// Name is the /redis/... value.
+type Name struct {
+	Name string `json:"name"`
+}
+
+// Error is every error body: {"error":"not found"} and the like.
+type Error struct {
+	Error string `json:"error"`
+}
+
+var messages = map[int]string{
+	http.StatusNotFound:            "not found",
+	http.StatusMethodNotAllowed:    "method not allowed",
+	http.StatusInternalServerError: "internal error",
+	http.StatusServiceUnavailable:  "backend unavailable",
+}
+
+// ErrorFor is the error body of a status: the contract's message, else the reason phrase in lower case.
+func ErrorFor(status int) Error {
+	if m, ok := messages[status]; ok {
+		return Error{Error: m}
+	}
+	return Error{Error: strings.ToLower(http.StatusText(status))}
 }
 
 // ParseID accepts ASCII decimal digits only (leading zeros allowed) with a value that fits in
@@ -53,53 +67,11 @@ func ParseID(s string) (int64, bool) {
 	return id, err == nil
 }
 
-// User answers /mongo/{pooled,per-request}/{id} as a status and a JSON body.
-func User(ctx context.Context, users backend.Users, rawID string) (int, []byte) {
-	id, ok := ParseID(rawID)
-	if !ok {
-		return http.StatusNotFound, NotFound
-	}
-	u, err := users.User(ctx, id)
-	if err != nil {
-		return backendError(err)
-	}
-	b, err := json.Marshal(u)
-	if err != nil {
-		return http.StatusInternalServerError, Internal
-	}
-	return http.StatusOK, b
-}
-
-type name struct {
-	Name string `json:"name"`
-}
-
-// Name answers /redis/{pooled,per-request} as a status and a JSON body.
-func Name(ctx context.Context, names backend.Names) (int, []byte) {
-	v, err := names.Name(ctx)
-	if err != nil {
-		return backendError(err)
-	}
-	b, err := json.Marshal(name{Name: v})
-	if err != nil {
-		return http.StatusInternalServerError, Internal
-	}
-	return http.StatusOK, b
-}
-
-// backendError maps every failure but a miss to 503: a backend that is down, slow or
-// misbehaving is the backend's problem, not the client's.
-func backendError(err error) (int, []byte) {
+// BackendStatus maps a backend error to its status: 404 for a miss, 503 for anything else (a
+// backend that is down, slow or misbehaving is the backend's problem, not the client's).
+func BackendStatus(err error) int {
 	if errors.Is(err, backend.ErrNotFound) {
-		return http.StatusNotFound, NotFound
+		return http.StatusNotFound
 	}
-	return http.StatusServiceUnavailable, Unavailable
-}
-
-// Write sends a complete response; net/http adds Content-Length and Date because the body is
-// written in one call before the handler returns.
-func Write(w http.ResponseWriter, status int, contentType string, body []byte) {
-	w.Header().Set("Content-Type", contentType)
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	return http.StatusServiceUnavailable
 }

@@ -2,6 +2,7 @@ package contract
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"testing"
@@ -27,55 +28,41 @@ func TestParseID(t *testing.T) {
 	}
 }
 
-func TestBodies(t *testing.T) {
-	if got := string(HelloJSON()); got != `{"message":"Hello, World!"}` {
-		t.Errorf("HelloJSON() = %q", got)
+func TestValuesSerializeToTheContractBytes(t *testing.T) {
+	cases := []struct {
+		value any
+		want  string
+	}{
+		{HelloMessage(), `{"message":"Hello, World!"}`},
+		{Name{Name: "v"}, `{"name":"v"}`},
+		{backend.User{ID: 42, Name: "n"}, `{"id":42,"name":"n"}`},
+		{ErrorFor(http.StatusNotFound), `{"error":"not found"}`},
+		{ErrorFor(http.StatusMethodNotAllowed), `{"error":"method not allowed"}`},
+		{ErrorFor(http.StatusInternalServerError), `{"error":"internal error"}`},
+		{ErrorFor(http.StatusServiceUnavailable), `{"error":"backend unavailable"}`},
+		{ErrorFor(http.StatusBadRequest), `{"error":"bad request"}`},
 	}
-	if string(Hello) != "Hello, World!" {
-		t.Errorf("Hello = %q", Hello)
+	for _, c := range cases {
+		b, err := json.Marshal(c.value)
+		if err != nil || string(b) != c.want {
+			t.Errorf("json.Marshal(%#v) = %s, %v; want %s", c.value, b, err, c.want)
+		}
 	}
 }
 
-type users struct{ err error }
-
-func (u users) User(_ context.Context, id int64) (backend.User, error) {
-	return backend.User{ID: id, Name: "n"}, u.err
-}
-
-type names struct{ err error }
-
-func (n names) Name(context.Context) (string, error) { return "v", n.err }
-
-func TestBackendErrors(t *testing.T) {
-	ctx := context.Background()
+func TestBackendStatus(t *testing.T) {
 	cases := []struct {
 		err    error
 		status int
-		body   string
 	}{
-		{nil, http.StatusOK, ""},
-		{backend.ErrNotFound, http.StatusNotFound, `{"error":"not found"}`},
-		{errors.Join(errors.New("x"), backend.ErrNotFound), http.StatusNotFound, `{"error":"not found"}`},
-		{context.DeadlineExceeded, http.StatusServiceUnavailable, `{"error":"backend unavailable"}`},
-		{errors.New("connection refused"), http.StatusServiceUnavailable, `{"error":"backend unavailable"}`},
+		{backend.ErrNotFound, http.StatusNotFound},
+		{errors.Join(errors.New("x"), backend.ErrNotFound), http.StatusNotFound},
+		{context.DeadlineExceeded, http.StatusServiceUnavailable},
+		{errors.New("connection refused"), http.StatusServiceUnavailable},
 	}
 	for _, c := range cases {
-		status, body := User(ctx, users{c.err}, "42")
-		if c.err == nil {
-			c.body = `{"id":42,"name":"n"}`
+		if got := BackendStatus(c.err); got != c.status {
+			t.Errorf("BackendStatus(%v) = %d; want %d", c.err, got, c.status)
 		}
-		if status != c.status || string(body) != c.body {
-			t.Errorf("User with %v = %d %s; want %d %s", c.err, status, body, c.status, c.body)
-		}
-		status, body = Name(ctx, names{c.err})
-		if c.err == nil {
-			c.body = `{"name":"v"}`
-		}
-		if status != c.status || string(body) != c.body {
-			t.Errorf("Name with %v = %d %s; want %d %s", c.err, status, body, c.status, c.body)
-		}
-	}
-	if status, body := User(ctx, users{}, "x"); status != 404 || string(body) != `{"error":"not found"}` {
-		t.Errorf("User(x) = %d %s", status, body)
 	}
 }
