@@ -49,6 +49,10 @@ SERVERS: dict[str, tuple[str, str]] = {
     "tornado-wsgi": ("servers.adapters.tornado_server:serve_wsgi", "wsgi"),
     "twisted-wsgi": ("servers.adapters.twisted_server:serve_wsgi", "wsgi"),
     "wsgiref": ("servers.adapters.wsgiref_server:serve", "wsgi"),
+    "waitress": ("servers.adapters.waitress_server:serve", "wsgi"),
+    "uwsgi": ("servers.adapters.uwsgi_server:serve", "wsgi"),
+    "granian-wsgi": ("servers.adapters.granian_server:serve_wsgi", "wsgi"),
+    "bjoern": ("servers.adapters.bjoern_server:serve", "wsgi"),
     "sanic": ("servers.adapters.sanic_server:serve", "sanic"),
     "tornado": ("servers.adapters.tornado_server:serve_native", "tornado"),
     "twisted": ("servers.adapters.twisted_server:serve_native", "twisted"),
@@ -154,6 +158,15 @@ _WSGI_SERVERS: dict[str, dict] = {
     "wsgiref": dict(server="wsgiref", model="sync", workers=1, max_workers=1, keepalive=False,
                     description="stdlib wsgiref, single-threaded, one request per connection",
                     **_dev_only("wsgiref: single-threaded, HTTP/1.0, listen backlog of 5")),
+    "waitress": dict(server="waitress", model="threads", workers=1,
+                     description="waitress, an event loop that buffers requests for a thread pool"),
+    "uwsgi": dict(server="uwsgi", model="processes", workers=None, keepalive=False,
+                  description="uWSGI master and worker processes, each worker speaking HTTP (--http-socket), "
+                              "one request at a time"),
+    "granian": dict(server="granian-wsgi", model="threads", workers=None,
+                    description="granian (Rust, tokio) in WSGI mode, the app on a blocking thread pool per worker"),
+    "bjoern": dict(server="bjoern", model="processes", workers=None,
+                   description="bjoern's libev loop in C, pre-forked one process per core, one request at a time each"),
 }
 
 
