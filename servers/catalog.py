@@ -73,6 +73,8 @@ CAVEATS: dict[str, str] = {
     "slow-clients": "a slow client holds a whole sync worker: deploy behind a buffering proxy, as gunicorn's docs say",
     "connection-bursts": "with more than one worker each accepts one connection per loop turn (gunicorn #2266): "
                          "a burst of new connections waits in the accept queue, some past 2 s at 256 at once",
+    "reuseport-worker-loss": "each worker listens on its own SO_REUSEPORT socket: when one dies, the connections "
+                             "queued on its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1)",
 }
 
 
@@ -164,7 +166,8 @@ _WSGI_SERVERS: dict[str, dict] = {
                   description="uWSGI master and worker processes, each worker speaking HTTP (--http-socket), "
                               "one request at a time"),
     "granian": dict(server="granian-wsgi", model="threads", workers=None,
-                    description="granian (Rust, tokio) in WSGI mode, the app on a blocking thread pool per worker"),
+                    description="granian (Rust, tokio) in WSGI mode, the app on a blocking thread pool per worker",
+                    caveats=("reuseport-worker-loss",)),
     "bjoern": dict(server="bjoern", model="processes", workers=None,
                    description="bjoern's libev loop in C, pre-forked one process per core, one request at a time each"),
 }
