@@ -52,7 +52,6 @@ SERVERS: dict[str, tuple[str, str]] = {
     "waitress": ("servers.adapters.waitress_server:serve", "wsgi"),
     "uwsgi": ("servers.adapters.uwsgi_server:serve", "wsgi"),
     "granian-wsgi": ("servers.adapters.granian_server:serve_wsgi", "wsgi"),
-    "bjoern": ("servers.adapters.bjoern_server:serve", "wsgi"),
     "sanic": ("servers.adapters.sanic_server:serve", "sanic"),
     "tornado": ("servers.adapters.tornado_server:serve_native", "tornado"),
     "twisted": ("servers.adapters.twisted_server:serve_native", "twisted"),
@@ -73,6 +72,8 @@ CAVEATS: dict[str, str] = {
     "slow-clients": "a slow client holds a whole sync worker: deploy behind a buffering proxy, as gunicorn's docs say",
     "connection-bursts": "with more than one worker each accepts one connection per loop turn (gunicorn #2266): "
                          "a burst of new connections waits in the accept queue, some past 2 s at 256 at once",
+    "slow-clients-uwsgi": "a slow client holds a whole worker (--http-socket reads the request in the worker): "
+                          "deploy behind nginx with the uwsgi protocol, as uWSGI's docs say",
     "reuseport-worker-loss": "each worker listens on its own SO_REUSEPORT socket: when one dies, the connections "
                              "queued on its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1)",
 }
@@ -164,12 +165,11 @@ _WSGI_SERVERS: dict[str, dict] = {
                      description="waitress, an event loop that buffers requests for a thread pool"),
     "uwsgi": dict(server="uwsgi", model="processes", workers=None, keepalive=False,
                   description="uWSGI master and worker processes, each worker speaking HTTP (--http-socket), "
-                              "one request at a time"),
+                              "one request at a time",
+                  caveats=("slow-clients-uwsgi",)),
     "granian": dict(server="granian-wsgi", model="threads", workers=None,
                     description="granian (Rust, tokio) in WSGI mode, the app on a blocking thread pool per worker",
                     caveats=("reuseport-worker-loss",)),
-    "bjoern": dict(server="bjoern", model="processes", workers=None,
-                   description="bjoern's libev loop in C, pre-forked one process per core, one request at a time each"),
 }
 
 

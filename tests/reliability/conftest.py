@@ -74,6 +74,7 @@ CAVEAT_TESTS: dict[str, tuple[str, bool]] = {
     "slow-clients": ("test_slow_headers_do_not_stall_other_clients[{name}]", True),
     # timing-dependent: a burst is not always slow enough to reach the 2 s bound
     "connection-bursts": ("test_holds_256_connections[{name}-*]", False),
+    "slow-clients-uwsgi": ("test_slow_headers_do_not_stall_other_clients[{name}]", True),
     # timing-dependent: only a connection that reaches the dying worker's socket is reset
     "reuseport-worker-loss": ("test_killed_worker_is_replaced[{name}]", False),
 }

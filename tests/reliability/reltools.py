@@ -69,10 +69,10 @@ ALL = [e.name for e in ENTRIES]
 PRODUCTION = [e.name for e in ENTRIES if catalog.PRODUCTION in e.tags]
 DEV_ONLY = [e.name for e in ENTRIES if e.dev_only]
 # Servers whose adapter promises to replace a crashed worker (their docstrings say so):
-# gunicorn's arbiter, Sanic's worker manager, servers.adapters.prefork (gevent and bjoern
-# pre-forked), uWSGI's master and granian's main process (respawn_failed_workers).
+# gunicorn's arbiter, Sanic's worker manager, servers.adapters.prefork (gevent pre-forked),
+# uWSGI's master and granian's main process (respawn_failed_workers).
 RESPAWNING_SERVERS = ("gunicorn-sync", "gunicorn-gthread", "gunicorn-gevent", "gevent", "sanic",
-                      "uwsgi", "granian-wsgi", "bjoern")
+                      "uwsgi", "granian-wsgi")
 RESPAWNING = [e.name for e in ENTRIES if e.server in RESPAWNING_SERVERS]
 
 
