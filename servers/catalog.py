@@ -54,6 +54,9 @@ SERVERS: dict[str, tuple[str, str]] = {
     "tornado-wsgi": ("servers.adapters.tornado_server:serve_wsgi", "wsgi"),
     "twisted-wsgi": ("servers.adapters.twisted_server:serve_wsgi", "wsgi"),
     "wsgiref": ("servers.adapters.wsgiref_server:serve", "wsgi"),
+    "waitress": ("servers.adapters.waitress_server:serve", "wsgi"),
+    "uwsgi": ("servers.adapters.uwsgi_server:serve", "wsgi"),
+    "granian-wsgi": ("servers.adapters.granian_server:serve_wsgi", "wsgi"),
     "sanic": ("servers.adapters.sanic_server:serve", "sanic"),
     "tornado": ("servers.adapters.tornado_server:serve_native", "tornado"),
     "twisted": ("servers.adapters.twisted_server:serve_native", "twisted"),
@@ -80,8 +83,10 @@ CAVEATS: dict[str, str] = {
                          "invalid bytes with a 400 alone: the valid request is dropped unanswered",
     "http-version-500": "uvicorn (httptools) hands HTTP/0.9 and HTTP/2.0 request lines to the app, and Falcon's "
                         "ASGI app refuses such a scope by raising: uvicorn answers them 500, not 400",
-    "reuseport-kill-resets": "each worker listens on its own SO_REUSEPORT socket: the connections queued on a "
-                             "worker that is killed are reset, not served by the others",
+    "slow-clients-uwsgi": "a slow client holds a whole worker (--http-socket reads the request in the worker): "
+                          "deploy behind nginx with the uwsgi protocol, as uWSGI's docs say",
+    "reuseport-kill-resets": "each worker listens on its own SO_REUSEPORT socket: when one dies, the connections "
+                             "queued on its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1)",
 }
 
 
@@ -172,6 +177,15 @@ _WSGI_SERVERS: dict[str, dict] = {
     "wsgiref": dict(server="wsgiref", model="sync", workers=1, max_workers=1, keepalive=False,
                     description="stdlib wsgiref, single-threaded, one request per connection",
                     **_dev_only("wsgiref: single-threaded, HTTP/1.0, listen backlog of 5")),
+    "waitress": dict(server="waitress", model="threads", workers=1,
+                     description="waitress, an event loop that buffers requests for a thread pool"),
+    "uwsgi": dict(server="uwsgi", model="processes", workers=None, keepalive=False,
+                  description="uWSGI master and worker processes, each worker speaking HTTP (--http-socket), "
+                              "one request at a time",
+                  caveats=("slow-clients-uwsgi",)),
+    "granian": dict(server="granian-wsgi", model="threads", workers=None,
+                    description="granian (Rust, tokio) in WSGI mode, the app on a blocking thread pool per worker",
+                    caveats=("reuseport-kill-resets",)),
 }
 
 

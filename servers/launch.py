@@ -87,9 +87,13 @@ def check_port_free(host: str, port: int) -> None:
         probe.close()
 
 
-def announce(options: Options) -> None:
+def announcement(options: Options) -> str:
     """The ready line: tests and the benchmark wait for it instead of sleeping."""
-    print(f"listening on {options.url} ({options.name}, {options.workers} workers)", flush=True)
+    return f"listening on {options.url} ({options.name}, {options.workers} workers)"
+
+
+def announce(options: Options) -> None:
+    print(announcement(options), flush=True)
 
 
 def launch(name: str, argv: list[str] | None = None) -> None:

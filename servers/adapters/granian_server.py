@@ -1,20 +1,24 @@
-"""granian: a Rust HTTP server (hyper on tokio) driving a Python app, here in ASGI mode.
+"""granian: a Rust HTTP server (hyper on tokio) driving a Python app, in ASGI or WSGI mode.
 
-The main process forks --workers processes (multiprocessing's default start method on Linux) and
-supervises them; each worker loads the app through our target loader (build_app bound to the
-flags, so the app and the async clients made lazily in its event loop are the worker's own),
-binds its own listening socket on the port with SO_REUSEPORT (on Linux granian shares no socket:
-the kernel spreads new connections over the workers' sockets) and runs a uvloop event loop for the
-app while Rust threads do the HTTP. Keep-alive on (granian's HTTP/1 default, no idle timeout of
-its own), backlog 1024, no access log; granian adds Date and `Server: granian` itself.
+The main process forks --workers processes and supervises them; each worker loads the app through
+our target loader (build_app bound to the flags, so the app and the clients it makes are the
+worker's own, after the fork), binds its own listening socket on the port with SO_REUSEPORT (on
+Linux granian shares no socket: the kernel spreads new connections over the workers' sockets by
+hash). ASGI: a uvloop event loop runs the app while Rust threads do the HTTP. WSGI: the Rust runtime
+does the I/O and hands each request to a pool of blocking Python threads, where the app runs holding
+the GIL: THREADS_PER_WORKER of them, as the suite's other thread pools (granian's default is
+backlog / workers / 2, and it warns past 2 x cores + 1). Keep-alive on (granian's HTTP/1 default,
+no idle timeout of its own), backlog 1024, no access log; granian adds Date and `Server: granian`.
 
 Pitfalls: the main process holds no socket, so "ready" is when every worker's socket listens
 (polled here); granian 2.8 puts http_version "1" (not the ASGI spec's "1.0") in the scope of an
 HTTP/1.0 request, which Falcon's ASGI app refuses (500): falcon_asgi_granian is left out of the
-catalog for it. A SIGKILLed worker's queued connections are reset with its socket. A worker that dies is replaced only with respawn_failed_workers (off by default, on here),
-and one that dies again within 5.5 s of its respawn makes granian stop the whole server ("crash
-loop detected"). SIGTERM/SIGINT: the main process stops the workers, each gets
-workers_kill_timeout (3 s; granian waits for ever by default) before SIGKILL.
+catalog for it. A SIGKILLed worker's queued connections are reset with its socket (Linux moves them
+only with net.ipv4.tcp_migrate_req=1). A worker that dies is replaced only with
+respawn_failed_workers (off by default, on here), and one that dies again within 5.5 s of its
+respawn makes granian stop the whole server ("crash loop detected"). SIGTERM/SIGINT: the main
+process stops the workers, each gets workers_kill_timeout (3 s; granian waits for ever by default)
+before SIGKILL.
 """
 from __future__ import annotations
 
@@ -28,7 +32,7 @@ from granian.server import Server
 from servers.adapters.loading import build_app
 from servers.adapters.readiness import announce_when_listening
 from servers.adapters.shutdown import GRACE_SECONDS
-from servers.adapters.sizing import LISTEN_BACKLOG
+from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
 from servers.options import Options
 
 
@@ -41,11 +45,16 @@ def serve_asgi(app_path: str, options: Options, ready: Callable[[], None]) -> No
     _serve(Interfaces.ASGI, app_path, options, ready)
 
 
-def _serve(interface: Interfaces, app_path: str, options: Options, ready: Callable[[], None]) -> None:
+def serve_wsgi(app_path: str, options: Options, ready: Callable[[], None]) -> None:
+    _serve(Interfaces.WSGI, app_path, options, ready, blocking_threads=THREADS_PER_WORKER)
+
+
+def _serve(interface: Interfaces, app_path: str, options: Options, ready: Callable[[], None],
+           **extra: Any) -> None:
     server = Server(
         app_path, address=options.host, port=options.port, interface=interface, workers=options.workers,
         loop=Loops.uvloop, backlog=LISTEN_BACKLOG, log_level=LogLevels.warning, log_access=False,
-        respawn_failed_workers=True, workers_kill_timeout=int(GRACE_SECONDS),
+        respawn_failed_workers=True, workers_kill_timeout=int(GRACE_SECONDS), **extra,
     )
     server.on_startup(lambda: announce_when_listening(options, ready))  # before the workers start
     server.serve(target_loader=partial(_load, options))

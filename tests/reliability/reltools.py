@@ -69,9 +69,10 @@ ALL = [e.name for e in ENTRIES]
 PRODUCTION = [e.name for e in ENTRIES if catalog.PRODUCTION in e.tags]
 DEV_ONLY = [e.name for e in ENTRIES if e.dev_only]
 # Servers whose adapter promises to replace a crashed worker (their docstrings say so):
-# gunicorn's arbiter, Sanic's worker manager, servers.adapters.prefork (gevent pre-forked), uvicorn's
-# supervisor and granian's (respawn_failed_workers).
-RESPAWNING_SERVERS = ("gunicorn-sync", "gunicorn-gthread", "gunicorn-gevent", "gevent", "sanic", "uvicorn", "granian-asgi")
+# gunicorn's arbiter, Sanic's worker manager, servers.adapters.prefork (gevent pre-forked), uWSGI's
+# master, uvicorn's supervisor and granian's main process (respawn_failed_workers).
+RESPAWNING_SERVERS = ("gunicorn-sync", "gunicorn-gthread", "gunicorn-gevent", "gevent", "sanic",
+                      "uwsgi", "uvicorn", "granian-wsgi", "granian-asgi")
 RESPAWNING = [e.name for e in ENTRIES if e.server in RESPAWNING_SERVERS]
 
 
