@@ -1,4 +1,4 @@
-"""Real redis-server and FerretDB on free loopback ports in a temporary state dir, seeded once."""
+"""Real redis-server and FerretDB (on its PostgreSQL) on free loopback ports in a temporary state dir, seeded once."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pymongo.monitoring
 import pytest
 import redis
 
-from backends.local import SERVICES, LocalBackends
+from backends.local import LocalBackends
 from backends.seed import DEFAULT_USERS, seed, seed_redis
 
 # Every contract check: a dead or hung backend must answer within this many seconds.
@@ -68,7 +68,7 @@ def local_backends(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalBa
     backends = LocalBackends(tmp_path_factory.mktemp("backends"), redis_port, mongo_port)
     try:
         backends.up()
-        seed(backends.mongo_url, backends.redis_url, DEFAULT_USERS)
+        seed(backends.mongo_url, backends.redis_url, DEFAULT_USERS, backends.postgres_url)
         yield backends
     finally:
         backends.down()
@@ -78,11 +78,11 @@ def local_backends(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalBa
 def backends(local_backends: LocalBackends) -> Iterator[LocalBackends]:
     """The session backends; a test that stops or pauses one gets it running and seeded again."""
     yield local_backends
-    for service in SERVICES:
+    for service in local_backends.services:
         pid = local_backends.pid(service)
         if pid:
             os.kill(pid, signal.SIGCONT)
-    if not all(local_backends.is_running(s) for s in SERVICES):
+    if not all(local_backends.is_running(s) for s in local_backends.services):
         local_backends.up()
     # redis-server runs without persistence: a restart loses the key.
     seed_redis(local_backends.redis_url)
