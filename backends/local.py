@@ -507,7 +507,8 @@ class LocalBackends:
         for sig, wait in ((stop_signal, grace), (signal.SIGKILL, 5.0)):
             try:
                 if sig == signal.SIGKILL:
-                    # Its own session and process group: children (PostgreSQL's backends) go too.
+                    # Its own session and process group: what it forked goes too. (PostgreSQL's
+                    # backends, in sessions of their own, exit once they see the postmaster gone.)
                     os.killpg(pid, sig)
                 else:
                     os.kill(pid, sig)
