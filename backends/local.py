@@ -526,6 +526,21 @@ class LocalBackends:
         return self._status(self._services[service]).pid
 
 
+def postgres_url_behind(mongo_url: str, state_dir: Path | str = DEFAULT_STATE_DIR) -> str | None:
+    """The PostgreSQL URL of the FerretDB that `up` started under state_dir, if it serves mongo_url."""
+    from urllib.parse import urlsplit
+
+    state = LocalBackends._read_state_file(Path(state_dir) / "mongo" / "state.json") or {}
+    try:
+        parts = urlsplit(mongo_url)
+        same = parts.hostname == HOST and parts.port == state.get("port")
+    except ValueError:
+        return None
+    if same and state.get("engine") == "postgresql" and _process_alive(state.get("pid", 0), "ferretdb"):
+        return state.get("postgres")
+    return None
+
+
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m backends.local",

@@ -157,12 +157,17 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--postgres-url",
         default=os.environ.get("POSTGRES_URL"),
-        help="FerretDB's PostgreSQL (python -m backends.local status shows it): also create the GIN "
-        "index that serves lookups by id there; env POSTGRES_URL (default: none)",
+        help="FerretDB's PostgreSQL (`python -m backends.local status` shows it): also create the GIN "
+        "index that serves lookups by id there; env POSTGRES_URL (default: the one behind the "
+        "FerretDB that `python -m backends.local up` started at --mongo-url, if any)",
     )
     args = parser.parse_args(argv)
     if args.users < 0:
         parser.error("--users must be >= 0")
+    if args.postgres_url is None:
+        from backends.local import postgres_url_behind
+
+        args.postgres_url = postgres_url_behind(args.mongo_url)
     return args
 
 
