@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import json
 import logging
 import os
@@ -26,12 +25,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from backends import postgres
+from backends import gobuild, postgres
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_STATE_DIR = REPO_ROOT / ".state" / "backends"
 FERRETDB_SRC = Path(__file__).resolve().parent / "ferretdb"
-FERRETDB_BIN = REPO_ROOT / ".build" / "ferretdb"
+FERRETDB_BIN = gobuild.BUILD_DIR / "ferretdb"
 HOST = "127.0.0.1"
 SERVICES = ("redis", "mongo")
 MONGO_ENGINES = ("postgresql", "sqlite")
@@ -39,7 +38,6 @@ DEFAULT_MONGO_ENGINE = "postgresql"
 START_TIMEOUT_S = 30.0
 STOP_GRACE_S = 5.0
 
-log = logging.getLogger(__name__)
 
 # Popen objects of the processes this Python process started, so that they are reaped
 # (a zombie still answers kill(pid, 0)).
@@ -66,55 +64,12 @@ class ServiceStatus:
         return f"{line} ({self.detail})" if self.detail else line
 
 
-def find_go() -> str | None:
-    """`go` on PATH, else the usual install location (CI may not have it on PATH)."""
-    found = shutil.which("go")
-    if found:
-        return found
-    fallback = Path("/usr/local/go/bin/go")
-    return str(fallback) if fallback.exists() else None
-
-
-def ferretdb_sources() -> list[Path]:
-    return sorted(FERRETDB_SRC.glob("*.go")) + [FERRETDB_SRC / "go.mod", FERRETDB_SRC / "go.sum"]
-
-
-def ferretdb_is_stale(binary: Path = FERRETDB_BIN) -> bool:
-    if not binary.exists():
-        return True
-    built = binary.stat().st_mtime
-    return any(src.stat().st_mtime > built for src in ferretdb_sources())
-
-
 def build_ferretdb(binary: Path = FERRETDB_BIN, force: bool = False) -> bool:
     """Build backends/ferretdb into `binary` if missing or older than its sources; True if built."""
-    if not force and not ferretdb_is_stale(binary):
-        return False
-    go = find_go()
-    if go is None:
-        raise BackendError("go not found: install Go >= 1.24 (needed to build backends/ferretdb)")
-    binary.parent.mkdir(parents=True, exist_ok=True)
-    # Concurrent test runs share the binary: build under a lock and rename it into place.
-    with open(binary.parent / f".{binary.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not force and not ferretdb_is_stale(binary):
-            return False
-        log.info("building %s from %s (a first build takes about a minute)", binary, FERRETDB_SRC)
-        tmp = binary.with_name(f".{binary.name}.{os.getpid()}.tmp")
-        started = time.monotonic()
-        result = subprocess.run(
-            [go, "build", "-buildvcs=false", "-o", str(tmp), "."],
-            cwd=FERRETDB_SRC,
-            env={**os.environ, "CGO_ENABLED": "0"},
-            capture_output=True,
-            text=True,
-        )
-        if result.returncode != 0:
-            tmp.unlink(missing_ok=True)
-            raise BackendError(f"go build of {FERRETDB_SRC} failed:\n{result.stderr.strip()}")
-        os.replace(tmp, binary)
-        log.info("built %s in %.1f s", binary, time.monotonic() - started)
-    return True
+    try:
+        return gobuild.build(FERRETDB_SRC, binary, force)
+    except gobuild.GoBuildError as exc:
+        raise BackendError(str(exc)) from exc
 
 
 def _process_alive(pid: int, marker: str) -> bool:
