@@ -74,17 +74,19 @@ def build_ferretdb(binary: Path = FERRETDB_BIN, force: bool = False) -> bool:
 
 def _process_alive(pid: int, marker: str) -> bool:
     """True if pid is a live (not zombie) process whose command line contains marker."""
-    child = _children.get(pid)
-    if child is not None and child.poll() is not None:
-        del _children[pid]
-        return False
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
+        stat = cmdline = ""
+    # Reaped after reading its state, so that a child of ours is never left a zombie: another
+    # process (a restarted PostgreSQL checking its lock file) would take that for alive.
+    child = _children.get(pid)
+    if child is not None and child.poll() is not None:
+        del _children[pid]
         return False
     # The state letter follows the ")" that closes the command name.
-    if stat.rpartition(")")[2].split()[0] in ("Z", "X"):
+    if not stat or stat.rpartition(")")[2].split()[0] in ("Z", "X"):
         return False
     return marker in cmdline
 
@@ -187,6 +189,7 @@ class LocalBackends:
         self.ferretdb_bin = Path(ferretdb_bin).resolve()
         self.mongo_engine = mongo_engine
         self._fixed_postgres_port = postgres_port is not None
+        self._postgres_served = False  # set once it ran on its port, which is then kept
         self._services = {"redis": self._redis_service()}
         if mongo_engine == "postgresql":
             self._services["postgres"] = self._postgres_service(postgres_port)
@@ -243,6 +246,7 @@ class LocalBackends:
             # A cluster started by another process on this state dir (the CLI): keep its port.
             recorded = self._read_state_file(base / "state.json")
             port = int(recorded["port"]) if recorded else 0
+            self._postgres_served = bool(recorded)
 
         def command() -> list[str]:
             try:
@@ -354,27 +358,36 @@ class LocalBackends:
             pid, port = running
             if svc.name == "postgres" and not self._fixed_postgres_port:
                 svc.port = port
+                self._postgres_served = True
             if port != svc.port:
                 raise BackendError(f"{svc.name} already runs on port {port} for {self.state_dir}; stop it first (down)")
             engine = (self._read_state(svc) or {}).get("engine")
             if svc.name == "mongo" and engine and engine != self.mongo_engine:
                 raise BackendError(f"mongo already runs on the {engine} engine for {self.state_dir}; stop it first")
             return self._status(svc), False
-        # A port chosen here may be taken by the time the server binds it (another instance chose
-        # it too): then choose again.
-        attempts = 3 if svc.name == "postgres" and not self._fixed_postgres_port else 1
+        # PostgreSQL: a port chosen here may be taken by the time it binds (another instance chose
+        # it too), and right after a crash its orphaned backends may hold its shared memory for a
+        # moment: try again. Once it has served on a port, that port is kept (FerretDB's URL names it).
+        attempts = 6 if svc.name == "postgres" else 1
         for attempt in range(attempts):
-            if svc.name == "postgres" and not self._fixed_postgres_port and (not svc.port or attempt):
+            may_choose = svc.name == "postgres" and not self._fixed_postgres_port and not self._postgres_served
+            if may_choose and (not svc.port or _port_in_use(svc.port)):
                 svc.port = _free_low_port()
             if _port_in_use(svc.port):
                 if attempt + 1 < attempts:
+                    time.sleep(0.5)
                     continue
                 raise BackendError(f"{svc.name}: port {svc.port} on {HOST} is already in use by another process")
             try:
-                return self._start(svc, timeout), True
+                status = self._start(svc, timeout)
             except BackendError:
-                if attempt + 1 == attempts or not _port_in_use(svc.port):
+                if attempt + 1 == attempts:
                     raise
+                time.sleep(0.5)
+                continue
+            if svc.name == "postgres":
+                self._postgres_served = True
+            return status, True
         raise AssertionError("unreachable")
 
     def _start(self, svc: _Service, timeout: float) -> ServiceStatus:
