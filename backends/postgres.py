@@ -76,17 +76,30 @@ def _service_user() -> pwd.struct_passwd:
     raise PostgresError("running as root, but neither a postgres nor a nobody user exists to run PostgreSQL")
 
 
+# Capability bits (linux/capability.h), in the order they are preferred for reaching the data dir.
+TRAVERSE_CAPS = (("dac_read_search", 2), ("dac_override", 1))
+
+
+def _traverse_cap() -> str | None:
+    """A capability this process may hand down that lets the server reach its data dir through
+    parents that are root's alone (pytest's tmp dir): dac_read_search, else (Docker's default
+    set lacks it) dac_override; None if neither is in the bounding set."""
+    try:
+        status = Path("/proc/self/status").read_text().splitlines()
+        bounding = int(next(line for line in status if line.startswith("CapBnd:")).split()[1], 16)
+    except (OSError, StopIteration, ValueError, IndexError):
+        return None
+    return next((name for name, bit in TRAVERSE_CAPS if bounding >> bit & 1), None)
+
+
 def as_server_user(command: list[str]) -> list[str]:
     """command as the unprivileged user if we are root (postgres and initdb refuse root)."""
     if os.geteuid() != 0:
         return command
     user = _service_user()
-    return [
-        "setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups",
-        # Only to reach the data dir through parents that are root's alone (pytest's tmp dir).
-        "--inh-caps=+dac_read_search", "--ambient-caps=+dac_read_search",
-        *command,
-    ]  # fmt: skip
+    cap = _traverse_cap()
+    caps = [f"--inh-caps=+{cap}", f"--ambient-caps=+{cap}"] if cap else []
+    return ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", *caps, *command]
 
 
 def _give_to_server_user(path: Path) -> None:

@@ -78,7 +78,8 @@ def test_lookups_by_id_use_the_gin_index(backends, users) -> None:
     assert ran and all("_jsonb->$1 @> $2" in query for query in ran), ran
     assert psql(backends.postgres_url, "SHOW plan_cache_mode") == "force_custom_plan"
     for query in ran:
-        plan = psql(backends.postgres_url, f"PREPARE lookup(text, jsonb) AS {query}; EXPLAIN EXECUTE lookup('id', '42')")
+        explain = f"PREPARE lookup(text, jsonb) AS {query}; EXPLAIN EXECUTE lookup('id', '42')"
+        plan = psql(backends.postgres_url, explain)
         assert f"Bitmap Index Scan on {index}" in plan, plan
         assert "Seq Scan" not in plan, plan
 
