@@ -78,13 +78,20 @@ def gin_index_name(table: str) -> str:
 
 
 def create_gin_index(postgres_url: str, database: str = DB_NAME, collection: str = COLLECTION) -> str:
-    """CREATE INDEX IF NOT EXISTS ... USING gin ((_jsonb->'id')) on the collection's table; its name."""
+    """CREATE INDEX IF NOT EXISTS ... USING gin ((_jsonb->'id')) on the collection's table; its name.
+
+    Without GIN's fast update: rows inserted after the index was made would wait in its pending
+    list, which every lookup reads through (10,000 users: 26 pages, 0.35 ms a lookup instead of
+    0.02). Entries already pending are merged into the index, and the table analyzed.
+    """
     table = ferretdb_table(postgres_url, database, collection)
     name = gin_index_name(table)
+    index, qualified = f"{_quote(database)}.{_quote(name)}", f"{_quote(database)}.{_quote(table)}"
     postgres.psql(
         postgres_url,
-        f"CREATE INDEX IF NOT EXISTS {_quote(name)} ON {_quote(database)}.{_quote(table)} "
-        f"USING gin ((_jsonb->'id')); ANALYZE {_quote(database)}.{_quote(table)}",
+        f"CREATE INDEX IF NOT EXISTS {_quote(name)} ON {qualified} USING gin ((_jsonb->'id')) "
+        f"WITH (fastupdate = off); ALTER INDEX {index} SET (fastupdate = off); "
+        f"SELECT gin_clean_pending_list({_literal(index)}::regclass); ANALYZE {qualified}",
     )
     return name
 
@@ -118,6 +125,8 @@ def seed_mongo(url: str = DEFAULT_MONGO_URL, users: int = DEFAULT_USERS, postgre
         ]
         _write(collection, inserts, INSERT_BATCH)
         _write(collection, updates, BATCH)
+        if postgres_url and (inserts or updates):
+            create_gin_index(postgres_url, collection.database.name, collection.name)  # statistics of the data
         return MongoSeed(len(inserts), len(updates), collection.count_documents({}))
     finally:
         client.close()

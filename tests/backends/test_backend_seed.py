@@ -92,6 +92,9 @@ def test_gin_index_is_made_once(backends) -> None:
     mongo, _ = seed(backends.mongo_url, backends.redis_url, DEFAULT_USERS, backends.postgres_url)
     assert (mongo.inserted, mongo.updated) == (0, 0)
     assert psql(backends.postgres_url, f"SELECT count(*) FROM pg_indexes WHERE tablename = '{table}'") == count
+    # No pending list that every lookup would read through.
+    options = psql(backends.postgres_url, f"SELECT reloptions FROM pg_class WHERE relname = '{gin_index_name(table)}'")
+    assert options == "{fastupdate=off}"
 
 
 def test_redis_key_restored(backends) -> None:
