@@ -264,7 +264,7 @@ class LocalBackends:
 
     def _storage_args(self, base: Path) -> list[str]:
         if self.mongo_engine == "postgresql":
-            return ["--handler", "postgresql", "--postgresql-url", self.postgres_url or ""]
+            return ["--handler", "postgresql", "--postgresql-url", postgres.ferretdb_url(self.postgres_port or 0)]
         data = base / "data"
         data.mkdir(parents=True, exist_ok=True)
         return ["--handler", "sqlite", "--sqlite-url", f"file:{data}/"]

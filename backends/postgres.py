@@ -131,8 +131,19 @@ def server_command(data: Path, port: int) -> list[str]:
     return as_server_user([tool("postgres"), "-D", str(data), "-p", str(port), *settings])
 
 
+# FerretDB's pool of PostgreSQL connections (pgxpool settings in its URL): a few suffice on a
+# small machine, and kept open they spare a burst of new Mongo clients the start of a backend
+# process each (FerretDB's default: up to 50, opened on demand).
+FERRETDB_POOL = {"pool_max_conns": "16", "pool_min_conns": "16"}
+
+
 def url(port: int) -> str:
     return f"postgres://{SUPERUSER}@{HOST}:{port}/{DATABASE}"
+
+
+def ferretdb_url(port: int) -> str:
+    """url(port) with FerretDB's pool settings (which psql would refuse)."""
+    return url(port) + "?" + "&".join(f"{key}={value}" for key, value in FERRETDB_POOL.items())
 
 
 def ping(port: int) -> None:
