@@ -131,10 +131,11 @@ def server_command(data: Path, port: int) -> list[str]:
     return as_server_user([tool("postgres"), "-D", str(data), "-p", str(port), *settings])
 
 
-# FerretDB's pool of PostgreSQL connections (pgxpool settings in its URL): a few suffice on a
-# small machine, and kept open they spare a burst of new Mongo clients the start of a backend
-# process each (FerretDB's default: up to 50, opened on demand).
-FERRETDB_POOL = {"pool_max_conns": "16", "pool_min_conns": "16"}
+# FerretDB's pool of PostgreSQL connections (pgxpool settings in its URL): some kept open spare
+# a burst of new Mongo clients the start of a backend process each. The maximum stays FerretDB's
+# 50: it holds one connection per update statement of a command until the command ends, and
+# wedges when they run out (the seed's update batches stay below it).
+FERRETDB_POOL = {"pool_min_conns": "16"}
 
 
 def url(port: int) -> str:
