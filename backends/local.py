@@ -1,16 +1,20 @@
-"""Run real backends on loopback without Docker: Debian's redis-server and FerretDB (SQLite).
+"""Run real backends on loopback without Docker: Debian's redis-server, and FerretDB on a private
+PostgreSQL cluster (default) or on SQLite (`--mongo-engine sqlite`, for machines without PostgreSQL;
+it scans the collection for every lookup by `id`).
 
-`python -m backends.local up|down|status|build [redis|mongo ...]`; pids, logs and data live under
---state-dir. LocalBackends is the same as a Python API, for tests and the benchmark.
+`python -m backends.local up|down|status|build [redis|mongo|postgres ...]`; pids, logs and data live
+under --state-dir. Mongo brings its PostgreSQL along: `up mongo` starts it first, `down mongo` stops
+it after FerretDB. LocalBackends is the same as a Python API, for tests and the benchmark.
 """
 
 from __future__ import annotations
 
 import argparse
-import fcntl
+import contextlib
 import json
 import logging
 import os
+import random
 import shutil
 import signal
 import socket
@@ -21,16 +25,19 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from backends import gobuild, postgres
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_STATE_DIR = REPO_ROOT / ".state" / "backends"
 FERRETDB_SRC = Path(__file__).resolve().parent / "ferretdb"
-FERRETDB_BIN = REPO_ROOT / ".build" / "ferretdb"
+FERRETDB_BIN = gobuild.BUILD_DIR / "ferretdb"
 HOST = "127.0.0.1"
 SERVICES = ("redis", "mongo")
+MONGO_ENGINES = ("postgresql", "sqlite")
+DEFAULT_MONGO_ENGINE = "postgresql"
 START_TIMEOUT_S = 30.0
 STOP_GRACE_S = 5.0
 
-log = logging.getLogger(__name__)
 
 # Popen objects of the processes this Python process started, so that they are reaped
 # (a zombie still answers kill(pid, 0)).
@@ -48,79 +55,54 @@ class ServiceStatus:
     pid: int | None
     log_file: Path
     running: bool
+    detail: str = ""
 
     def line(self, state: str | None = None) -> str:
         state = state or ("running" if self.running else "stopped")
         pid = f"pid {self.pid}" if self.pid else "pid -"
-        return f"{self.name:<6} {state:<16} {self.address:<16} {pid:<10} log {self.log_file}"
-
-
-def find_go() -> str | None:
-    """`go` on PATH, else the usual install location (CI may not have it on PATH)."""
-    found = shutil.which("go")
-    if found:
-        return found
-    fallback = Path("/usr/local/go/bin/go")
-    return str(fallback) if fallback.exists() else None
-
-
-def ferretdb_sources() -> list[Path]:
-    return sorted(FERRETDB_SRC.glob("*.go")) + [FERRETDB_SRC / "go.mod", FERRETDB_SRC / "go.sum"]
-
-
-def ferretdb_is_stale(binary: Path = FERRETDB_BIN) -> bool:
-    if not binary.exists():
-        return True
-    built = binary.stat().st_mtime
-    return any(src.stat().st_mtime > built for src in ferretdb_sources())
+        line = f"{self.name:<8} {state:<16} {self.address:<16} {pid:<10} log {self.log_file}"
+        return f"{line} ({self.detail})" if self.detail else line
 
 
 def build_ferretdb(binary: Path = FERRETDB_BIN, force: bool = False) -> bool:
     """Build backends/ferretdb into `binary` if missing or older than its sources; True if built."""
-    if not force and not ferretdb_is_stale(binary):
-        return False
-    go = find_go()
-    if go is None:
-        raise BackendError("go not found: install Go >= 1.24 (needed to build backends/ferretdb)")
-    binary.parent.mkdir(parents=True, exist_ok=True)
-    # Concurrent test runs share the binary: build under a lock and rename it into place.
-    with open(binary.parent / f".{binary.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not force and not ferretdb_is_stale(binary):
-            return False
-        log.info("building %s from %s (a first build takes about a minute)", binary, FERRETDB_SRC)
-        tmp = binary.with_name(f".{binary.name}.{os.getpid()}.tmp")
-        started = time.monotonic()
-        result = subprocess.run(
-            [go, "build", "-buildvcs=false", "-o", str(tmp), "."],
-            cwd=FERRETDB_SRC,
-            env={**os.environ, "CGO_ENABLED": "0"},
-            capture_output=True,
-            text=True,
-        )
-        if result.returncode != 0:
-            tmp.unlink(missing_ok=True)
-            raise BackendError(f"go build of {FERRETDB_SRC} failed:\n{result.stderr.strip()}")
-        os.replace(tmp, binary)
-        log.info("built %s in %.1f s", binary, time.monotonic() - started)
-    return True
+    try:
+        return gobuild.build(FERRETDB_SRC, binary, force)
+    except gobuild.GoBuildError as exc:
+        raise BackendError(str(exc)) from exc
 
 
 def _process_alive(pid: int, marker: str) -> bool:
     """True if pid is a live (not zombie) process whose command line contains marker."""
-    child = _children.get(pid)
-    if child is not None and child.poll() is not None:
-        del _children[pid]
-        return False
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
+        stat = cmdline = ""
+    # Reaped after reading its state, so that a child of ours is never left a zombie: another
+    # process (a restarted PostgreSQL checking its lock file) would take that for alive.
+    child = _children.get(pid)
+    if child is not None and child.poll() is not None:
+        del _children[pid]
         return False
     # The state letter follows the ")" that closes the command name.
-    if stat.rpartition(")")[2].split()[0] in ("Z", "X"):
+    if not stat or stat.rpartition(")")[2].split()[0] in ("Z", "X"):
         return False
     return marker in cmdline
+
+
+def _free_low_port() -> int:
+    """A port below the ephemeral range that nothing listens on or binds right now."""
+    low, high = postgres.PORT_RANGE
+    for port in random.sample(range(low, high + 1), 200):
+        with socket.socket() as sock:
+            try:
+                sock.bind((HOST, port))
+            except OSError:
+                continue
+        if not _port_in_use(port):
+            return port
+    raise BackendError(f"no free port in {low}-{high} on {HOST}")
 
 
 def _port_in_use(port: int) -> bool:
@@ -162,15 +144,17 @@ def _ping_mongo(port: int) -> None:
         client.close()
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Service:
     name: str
-    port: int
+    port: int  # postgres: 0 until a free one is chosen at its first start
     dir: Path
     log_file: Path
     marker: str
     command: Callable[[], list[str]]
     ping: Callable[[int], None]
+    stop_signal: signal.Signals = signal.SIGTERM
+    detail: Callable[[], str] = lambda: ""
 
     @property
     def state_file(self) -> Path:
@@ -182,7 +166,11 @@ class _Service:
 
 
 class LocalBackends:
-    """redis-server and FerretDB on 127.0.0.1, with pids, logs and data under state_dir."""
+    """redis-server and FerretDB (on PostgreSQL or SQLite) on 127.0.0.1, state under state_dir.
+
+    postgres_port None: a free port below the ephemeral range, chosen at the first start and kept
+    for restarts (FerretDB's URL names it).
+    """
 
     def __init__(
         self,
@@ -190,15 +178,38 @@ class LocalBackends:
         redis_port: int = 6379,
         mongo_port: int = 27017,
         ferretdb_bin: Path | str = FERRETDB_BIN,
+        mongo_engine: str = DEFAULT_MONGO_ENGINE,
+        postgres_port: int | None = None,
     ) -> None:
+        if mongo_engine not in MONGO_ENGINES:
+            raise BackendError(f"unknown mongo engine {mongo_engine}: choose from {', '.join(MONGO_ENGINES)}")
         self.state_dir = Path(state_dir).resolve()
         self.redis_port = redis_port
         self.mongo_port = mongo_port
         self.ferretdb_bin = Path(ferretdb_bin).resolve()
-        self._services = {
-            "redis": self._redis_service(),
-            "mongo": self._mongo_service(),
-        }
+        self.mongo_engine = mongo_engine
+        self._fixed_postgres_port = postgres_port is not None
+        self._postgres_served = False  # set once it ran on its port, which is then kept
+        self._services = {"redis": self._redis_service()}
+        if mongo_engine == "postgresql":
+            self._services["postgres"] = self._postgres_service(postgres_port)
+        self._services["mongo"] = self._mongo_service()
+
+    @property
+    def services(self) -> tuple[str, ...]:
+        """Every process this instance runs, in start order (postgres only on that engine)."""
+        return tuple(self._services)
+
+    @property
+    def postgres_port(self) -> int | None:
+        svc = self._services.get("postgres")
+        return svc.port if svc and svc.port else None
+
+    @property
+    def postgres_url(self) -> str | None:
+        """The cluster FerretDB stores in (None on the SQLite engine); for psql and the seed's index."""
+        port = self.postgres_port
+        return postgres.url(port) if port else None
 
     @property
     def redis_url(self) -> str:
@@ -229,6 +240,35 @@ class LocalBackends:
 
         return _Service("redis", self.redis_port, base, base / "redis.log", "redis-server", command, _ping_redis)
 
+    def _postgres_service(self, port: int | None) -> _Service:
+        base = self.state_dir / "postgres"
+        if port is None:
+            # A cluster started by another process on this state dir (the CLI): keep its port.
+            recorded = self._read_state_file(base / "state.json")
+            port = int(recorded["port"]) if recorded else 0
+            self._postgres_served = bool(recorded)
+
+        def command() -> list[str]:
+            try:
+                postgres.init_cluster(base / "data")
+                return postgres.server_command(base / "data", self._services["postgres"].port)
+            except postgres.PostgresError as exc:
+                raise BackendError(str(exc)) from exc
+
+        return _Service(
+            "postgres", port, base, base / "postgres.log", "postgres", command, postgres.ping,
+            # Fast shutdown: ends the sessions of a running FerretDB instead of waiting for them.
+            stop_signal=signal.SIGINT,
+            detail=lambda: f"PostgreSQL for FerretDB, data {base / 'data'}",
+        )  # fmt: skip
+
+    def _storage_args(self, base: Path) -> list[str]:
+        if self.mongo_engine == "postgresql":
+            return ["--handler", "postgresql", "--postgresql-url", postgres.ferretdb_url(self.postgres_port or 0)]
+        data = base / "data"
+        data.mkdir(parents=True, exist_ok=True)
+        return ["--handler", "sqlite", "--sqlite-url", f"file:{data}/"]
+
     def _mongo_service(self) -> _Service:
         base = self.state_dir / "mongo"
 
@@ -237,12 +277,10 @@ class LocalBackends:
                 build_ferretdb(self.ferretdb_bin)
             elif not self.ferretdb_bin.exists():
                 raise BackendError(f"FerretDB binary {self.ferretdb_bin} not found")
-            data = base / "data"
-            data.mkdir(parents=True, exist_ok=True)
             return [
                 str(self.ferretdb_bin),
                 "--listen-addr", f"{HOST}:{self.mongo_port}",
-                "--sqlite-url", f"file:{data}/",
+                *self._storage_args(base),
                 # FerretDB logs each error reply at warn, e.g. the endSessions that every
                 # closed pymongo client sends (one per request on the per-request routes).
                 "--log-level", "error",
@@ -250,21 +288,41 @@ class LocalBackends:
                 "--shutdown-timeout", "500ms",
             ]  # fmt: skip
 
-        marker = self.ferretdb_bin.name
-        return _Service("mongo", self.mongo_port, base, base / "ferretdb.log", marker, command, _ping_mongo)
+        def detail() -> str:
+            state = self._read_state(self._services["mongo"]) or {}
+            engine = state.get("engine", self.mongo_engine)
+            if engine == "postgresql":
+                return f"FerretDB on PostgreSQL at {state.get('postgres', self.postgres_url)}"
+            return f"FerretDB on SQLite in {base / 'data'} (lookups by id scan the collection)"
 
-    def _select(self, services: Iterable[str] | str | None) -> list[_Service]:
+        marker = self.ferretdb_bin.name
+        return _Service(
+            "mongo", self.mongo_port, base, base / "ferretdb.log", marker, command, _ping_mongo, detail=detail
+        )
+
+    def _select(self, services: Iterable[str] | str | None, stopping: bool = False) -> list[_Service]:
+        """The services named (all if none), with mongo's PostgreSQL before it, or after it when stopping."""
         if isinstance(services, str):
             services = [services]
-        names = list(services) if services else list(SERVICES)
+        names = list(services) if services else [n for n in self._services if n != "postgres"]
         unknown = [n for n in names if n not in self._services]
         if unknown:
-            raise BackendError(f"unknown service {', '.join(unknown)}: choose from {', '.join(SERVICES)}")
-        return [self._services[n] for n in dict.fromkeys(names)]
+            raise BackendError(f"unknown service {', '.join(unknown)}: choose from {', '.join(self._services)}")
+        expanded: list[str] = []
+        for name in names:
+            if name == "mongo" and "postgres" in self._services:
+                expanded += ["mongo", "postgres"] if stopping else ["postgres", "mongo"]
+            else:
+                expanded.append(name)
+        return [self._services[n] for n in dict.fromkeys(expanded)]
 
     def _read_state(self, svc: _Service) -> dict | None:
+        return self._read_state_file(svc.state_file)
+
+    @staticmethod
+    def _read_state_file(path: Path) -> dict | None:
         try:
-            return json.loads(svc.state_file.read_text())
+            return json.loads(path.read_text())
         except (OSError, ValueError):
             return None
 
@@ -279,8 +337,8 @@ class LocalBackends:
         running = self._running_pid(svc)
         if running:
             pid, port = running
-            return ServiceStatus(svc.name, f"{HOST}:{port}", pid, svc.log_file, True)
-        return ServiceStatus(svc.name, svc.address, None, svc.log_file, False)
+            return ServiceStatus(svc.name, f"{HOST}:{port}", pid, svc.log_file, True, svc.detail())
+        return ServiceStatus(svc.name, svc.address, None, svc.log_file, False, svc.detail())
 
     def status(self, services: Iterable[str] | None = None) -> list[ServiceStatus]:
         return [self._status(svc) for svc in self._select(services)]
@@ -298,21 +356,51 @@ class LocalBackends:
         running = self._running_pid(svc)
         if running:
             pid, port = running
+            if svc.name == "postgres" and not self._fixed_postgres_port:
+                svc.port = port
+                self._postgres_served = True
             if port != svc.port:
                 raise BackendError(f"{svc.name} already runs on port {port} for {self.state_dir}; stop it first (down)")
+            engine = (self._read_state(svc) or {}).get("engine")
+            if svc.name == "mongo" and engine and engine != self.mongo_engine:
+                raise BackendError(f"mongo already runs on the {engine} engine for {self.state_dir}; stop it first")
             return self._status(svc), False
-        if _port_in_use(svc.port):
-            raise BackendError(f"{svc.name}: port {svc.port} on {HOST} is already in use by another process")
+        # PostgreSQL: a port chosen here may be taken by the time it binds (another instance chose
+        # it too), and right after a crash its orphaned backends may hold its shared memory for a
+        # moment: try again. Once it has served on a port, that port is kept (FerretDB's URL names it).
+        attempts = 6 if svc.name == "postgres" else 1
+        for attempt in range(attempts):
+            may_choose = svc.name == "postgres" and not self._fixed_postgres_port and not self._postgres_served
+            if may_choose and (not svc.port or _port_in_use(svc.port)):
+                svc.port = _free_low_port()
+            if _port_in_use(svc.port):
+                if attempt + 1 < attempts:
+                    time.sleep(0.5)
+                    continue
+                raise BackendError(f"{svc.name}: port {svc.port} on {HOST} is already in use by another process")
+            try:
+                status = self._start(svc, timeout)
+            except BackendError:
+                if attempt + 1 == attempts:
+                    raise
+                time.sleep(0.5)
+                continue
+            if svc.name == "postgres":
+                self._postgres_served = True
+            return status, True
+        raise AssertionError("unreachable")
+
+    def _start(self, svc: _Service, timeout: float) -> ServiceStatus:
         command = svc.command()
         svc.dir.mkdir(parents=True, exist_ok=True)
         proc = self._spawn(svc, command)
         try:
             self._wait_ready(svc, proc, timeout)
         except BaseException:
-            self._stop_pid(proc.pid, svc.marker, STOP_GRACE_S)
+            self._stop_pid(proc.pid, svc.marker, STOP_GRACE_S, svc.stop_signal)
             svc.state_file.unlink(missing_ok=True)
             raise
-        return ServiceStatus(svc.name, svc.address, proc.pid, svc.log_file, True), True
+        return ServiceStatus(svc.name, svc.address, proc.pid, svc.log_file, True, svc.detail())
 
     def _spawn(self, svc: _Service, command: list[str]) -> subprocess.Popen:
         with open(svc.log_file, "ab") as out:
@@ -328,6 +416,8 @@ class LocalBackends:
             )
         _children[proc.pid] = proc
         state = {"pid": proc.pid, "port": svc.port, "command": command, "started": time.time()}
+        if svc.name == "mongo":
+            state |= {"engine": self.mongo_engine, "postgres": self.postgres_url}
         svc.state_file.write_text(json.dumps(state, indent=1) + "\n")
         return proc
 
@@ -366,22 +456,30 @@ class LocalBackends:
         self, services: Iterable[str] | None = None, grace: float = STOP_GRACE_S
     ) -> list[tuple[ServiceStatus, bool]]:
         """Stop the running services (SIGTERM, SIGKILL after `grace` s); (status, stopped) per service."""
-        return [self._down(svc, grace) for svc in self._select(services)]
+        return [self._down(svc, grace) for svc in self._select(services, stopping=True)]
 
     def _down(self, svc: _Service, grace: float) -> tuple[ServiceStatus, bool]:
         before = self._status(svc)
         stopped = False
         if before.running and before.pid:
-            self._stop_pid(before.pid, svc.marker, grace)
+            self._stop_pid(before.pid, svc.marker, grace, svc.stop_signal)
             stopped = True
         svc.state_file.unlink(missing_ok=True)
-        return ServiceStatus(svc.name, before.address, before.pid, svc.log_file, False), stopped
+        return ServiceStatus(svc.name, before.address, before.pid, svc.log_file, False, before.detail), stopped
 
     @staticmethod
-    def _stop_pid(pid: int, marker: str, grace: float) -> None:
-        for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+    def _stop_pid(pid: int, marker: str, grace: float, stop_signal: signal.Signals = signal.SIGTERM) -> None:
+        # A paused (SIGSTOPped) server would never act on the stop signal.
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
+        for sig, wait in ((stop_signal, grace), (signal.SIGKILL, 5.0)):
             try:
-                os.kill(pid, sig)
+                if sig == signal.SIGKILL:
+                    # Its own session and process group: what it forked goes too. (PostgreSQL's
+                    # backends, in sessions of their own, exit once they see the postmaster gone.)
+                    os.killpg(pid, sig)
+                else:
+                    os.kill(pid, sig)
             except ProcessLookupError:
                 return
             deadline = time.monotonic() + wait
@@ -396,15 +494,43 @@ class LocalBackends:
         return self._status(self._services[service]).pid
 
 
+def postgres_url_behind(mongo_url: str, state_dir: Path | str = DEFAULT_STATE_DIR) -> str | None:
+    """The PostgreSQL URL of the FerretDB that `up` started under state_dir, if it serves mongo_url."""
+    from urllib.parse import urlsplit
+
+    state = LocalBackends._read_state_file(Path(state_dir) / "mongo" / "state.json") or {}
+    try:
+        parts = urlsplit(mongo_url)
+        same = parts.hostname == HOST and parts.port == state.get("port")
+    except ValueError:
+        return None
+    if same and state.get("engine") == "postgresql" and _process_alive(state.get("pid", 0), "ferretdb"):
+        return state.get("postgres")
+    return None
+
+
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m backends.local",
         description="Start, stop or show redis-server and FerretDB on 127.0.0.1 for tests and local runs.",
         epilog="status exits 1 if a selected service is stopped. "
-        "build only (re)builds the FerretDB binary if it is missing or stale.",
+        "build only (re)builds the FerretDB binary if it is missing or stale. "
+        "On the postgresql engine, mongo brings its PostgreSQL cluster along (up starts it first, "
+        "down stops it last); naming postgres alone stops or starts only the cluster.",
     )
     parser.add_argument("command", choices=("up", "down", "status", "build"))
-    parser.add_argument("services", nargs="*", metavar="SERVICE", help="redis and/or mongo (default: both)")
+    parser.add_argument(
+        "services", nargs="*", metavar="SERVICE", help="redis, mongo and/or postgres (default: redis and mongo)"
+    )
+    parser.add_argument(
+        "--mongo-engine",
+        choices=MONGO_ENGINES,
+        default=DEFAULT_MONGO_ENGINE,
+        help="FerretDB's storage (default: %(default)s; sqlite scans the collection for every lookup by id)",
+    )
+    parser.add_argument(
+        "--postgres-port", type=int, default=None, help="default: a free port below 32768, kept across restarts"
+    )
     parser.add_argument("--state-dir", type=Path, default=DEFAULT_STATE_DIR, help="default: %(default)s")
     parser.add_argument("--redis-port", type=int, default=6379, help="default: %(default)s")
     parser.add_argument("--mongo-port", type=int, default=27017, help="default: %(default)s")
@@ -412,16 +538,23 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--timeout", type=float, default=START_TIMEOUT_S, help="start timeout in s (default: %(default)s)"
     )
     args = parser.parse_args(argv)
-    bad = [s for s in args.services if s not in SERVICES]
+    known = (*SERVICES, "postgres") if args.mongo_engine == "postgresql" else SERVICES
+    bad = [s for s in args.services if s not in known]
     if bad:
-        parser.error(f"unknown service {', '.join(bad)} (choose from {', '.join(SERVICES)})")
+        parser.error(f"unknown service {', '.join(bad)} (choose from {', '.join(known)})")
     return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
-    backends = LocalBackends(args.state_dir, args.redis_port, args.mongo_port)
+    backends = LocalBackends(
+        args.state_dir,
+        args.redis_port,
+        args.mongo_port,
+        mongo_engine=args.mongo_engine,
+        postgres_port=args.postgres_port,
+    )
     try:
         if args.command == "build":
             built = build_ferretdb(force=False)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pymongo
 from pymongo.collection import Collection
-from pymongo.errors import ConnectionFailure, PyMongoError
+from pymongo.errors import ConnectionFailure, OperationFailure, PyMongoError
 
 from backends import COLLECTION, DB_NAME, DEFAULT_MONGO_URL
 from backends.errors import BackendUnavailable
@@ -55,8 +55,22 @@ def user_from_doc(doc: Mapping[str, Any] | None) -> User | None:
     return {"id": int(doc["id"]), "name": str(doc["name"])}
 
 
+# Server error codes that mean the server cannot reach its own storage or peers, or is going
+# away: InternalError is what FerretDB answers while its PostgreSQL is down or restarting.
+UNAVAILABLE_CODES = frozenset({
+    1,  # InternalError
+    6,  # HostUnreachable
+    7,  # HostNotFound
+    89,  # NetworkTimeout
+    91,  # ShutdownInProgress
+    11600,  # InterruptedAtShutdown
+})
+
+
 def is_unavailable(exc: PyMongoError) -> bool:
     """True for the errors that mean "backend down or too slow" (503), not a bug (500)."""
+    if isinstance(exc, OperationFailure) and exc.code in UNAVAILABLE_CODES:
+        return True
     return isinstance(exc, ConnectionFailure) or exc.timeout
 
 

@@ -14,9 +14,10 @@ from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
-# Connections per pool (per process, or per event loop), for every driver: pymongo's default,
-# and FerretDB's SQLite pool size. A request finding all of them busy waits up to the driver's
-# timeout (1 s), then gets BackendUnavailable.
+# Connections per pool (per process, or per event loop), for every driver: pymongo's default.
+# (FerretDB serves them over its own storage pool: 50 PostgreSQL connections, or 100 SQLite ones.)
+# A request finding all of them busy waits up to the driver's timeout (1 s), then gets
+# BackendUnavailable.
 MAX_POOL_SIZE = 100
 
 _lock = threading.Lock()

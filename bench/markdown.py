@@ -1,7 +1,7 @@
 """results.md: the Markdown summary of a results file (closed loop, open loop and failures apart)."""
 from __future__ import annotations
 
-from bench import aggregate, machine
+from bench import aggregate, ceiling, machine
 from bench.aggregate import Row
 from bench.schema import Result
 
@@ -46,14 +46,15 @@ def closed_table(rows: list[Row]) -> str:
 
 
 def closed_cells(rows: list[Row]) -> tuple[list[str], list[list[str]]]:
-    header = ["stack", "op", "tool", "load", "conn", "workers", "req/s", "spread", "p50 ms", "p90 ms",
+    header = ["stack", "op", "tool", "load", "conn", "workers", "req/s", "of backend", "spread", "p50 ms", "p90 ms",
               "p99 ms", "p99.9 ms", "max ms", "errors", "non-2xx", "cpu ms/req", "rss MB"]
     lines = []
     for row in rows:
         if not row.ok_results:
             continue
         lines.append([stack(row), row.first.operation, row.first.tool, row.load, row.connection,
-                      num(row.first.workers), num(row.rps), spread_cell(row), ms(row.latency("p50")),
+                      num(row.first.workers), num(row.rps), ceiling.cell(row.rps, row.first), spread_cell(row),
+                      ms(row.latency("p50")),
                       ms(row.latency("p90")), ms(row.latency("p99")), ms(row.latency("p99.9")),
                       ms(row.latency("max")), errors_cell(row), num(row.non_2xx),
                       "–" if row.cpu_per_request_ms is None else f"{row.cpu_per_request_ms:.3f}",
@@ -153,4 +154,7 @@ def render(results: list[Result], title: str = "Benchmark results") -> str:
 
 NOTE = ("Latencies are in ms from the tool's own histogram or percentiles (– where the tool gives none: "
         "ab and hey have no p99.9). errors are requests without an answer (connect, read, write, timeout, "
-        "other); non-2xx are answers with another status. cpu ms/req is the server's whole process tree.")
+        "other); non-2xx are answers with another status. cpu ms/req is the server's whole process tree. "
+        "of backend: req/s as a share of what the backend alone served to a direct client loop at the same "
+        "concurrency just before (python -m backends.ceiling): near 100% the backend is the bound, far "
+        "below it the stack.")

@@ -19,7 +19,7 @@ QUICK_DURATION_S = 3.0
 QUICK_REQUESTS = 5_000
 DEFAULT_WARMUP_S = 1.0
 DEFAULT_TIMEOUT_S = 5.0
-DEFAULT_USERS = 1000
+DEFAULT_USERS = 10_000  # as backends.seed: TechEmpower's World size
 # The --quick matrix when no --servers is given: one stack of every framework, one Go
 # counterpart, every operation of the contract.
 QUICK_SERVERS = ("flask_gevent", "falcon_gunicorn_gthread", "sanic", "tornado", "twisted",

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bench import contract, machine, pinning, schema, selection, versions
+from bench.ceiling import Ceilings
 from bench.plan import Plan, RunSpec
 from bench.procs import run_bounded
 from bench.progress import Progress
@@ -98,6 +99,8 @@ class Runner:
                     self.progress.note(backend_failure, "red")
                 for note in session.notes:
                     self.progress.note(note)
+            self.ceilings = Ceilings({"mongo": session.mongo_url, "redis": session.redis_url}, s.users,
+                                     self.progress.note)
             for group in self.plan.entries:
                 runs = group.runs
                 if backend_failure:  # recorded as failed; the entry still runs its other routes
@@ -176,8 +179,10 @@ class Runner:
                f"{'ka' if run.keepalive else 'close'}-{run.repeat + 1}"
         spec = self.load_spec(run, base_url, stem)
         argv = [*ctx.pinning.tool_prefix(), *self.tool.command(spec)]
+        ceiling = self.ceilings.for_run(run)
         self.progress.begin(ctx.index, run.describe())
         result = self.base_result(ctx, run, server, notes)
+        result.backend_ceiling = ceiling
         result.url = spec.fixed_url() if not self.tool.random_ids else base_url + run.path
         result.ids = self.tool.ids(spec)
         if server is not None:

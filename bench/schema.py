@@ -98,6 +98,8 @@ class Result:
     server_cpu_s: float | None = None
     cpu_per_request_ms: float | None = None
     server_peak_rss_mb: float | None = None
+    # what the backend alone served at this concurrency (backends.ceiling), for backend routes
+    backend_ceiling: dict = field(default_factory=dict)
     # the context
     status: str = "ok"  # "ok" or "failed" (then failure says why)
     failure: str = ""

@@ -68,7 +68,8 @@ class BackendSession:
 
         try:
             if "mongo" in self.needed:
-                seed_mongo(self.mongo_url, self.users)
+                # The GIN index that serves FerretDB's lookups, on local backends (PostgreSQL engine).
+                seed_mongo(self.mongo_url, self.users, self.local.postgres_url if self.local else None)
                 self.notes.append(f"seeded {self.mongo_url}: users 1..{self.users}")
             if "redis" in self.needed:
                 seed_redis(self.redis_url)

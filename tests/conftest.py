@@ -19,7 +19,7 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def backends(tmp_path_factory):
-    """Real redis-server and FerretDB on free loopback ports, seeded with users 1..SEED_USERS."""
+    """Real redis-server and FerretDB (on PostgreSQL) on free loopback ports, seeded with users 1..SEED_USERS."""
     from backends.local import LocalBackends
     from backends.seed import seed
 
@@ -27,7 +27,7 @@ def backends(tmp_path_factory):
                           redis_port=free_port(), mongo_port=free_port())
     local.up()
     try:
-        seed(local.mongo_url, local.redis_url, SEED_USERS)
+        seed(local.mongo_url, local.redis_url, SEED_USERS, local.postgres_url)
         yield local
     finally:
         local.down()

@@ -1,4 +1,5 @@
-// Command ferretdb runs an embedded FerretDB (SQLite backend) on loopback for tests and local runs.
+// Command ferretdb runs an embedded FerretDB on loopback for tests and local runs, on its
+// PostgreSQL handler (--handler postgresql --postgresql-url ...) or its SQLite one (the default).
 //
 // It embeds github.com/FerretDB/FerretDB/ferretdb because `go install .../cmd/ferretdb` builds a
 // binary that panics at start: its generated version.txt is absent from the module zip.
@@ -16,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -25,42 +27,46 @@ import (
 
 func main() {
 	listenAddr := flag.String("listen-addr", "127.0.0.1:27017", "TCP address to listen on")
+	handler := flag.String("handler", "sqlite", "storage: sqlite or postgresql")
 	sqliteURL := flag.String("sqlite-url", "file:data/", "SQLite URI of an existing directory, ending in /")
+	postgresqlURL := flag.String("postgresql-url", "", "PostgreSQL URL, e.g. postgres://user@127.0.0.1:5432/db")
 	logLevel := flag.String("log-level", "warn", "log level: debug, info, warn or error")
 	shutdownTimeout := flag.Duration("shutdown-timeout", 3*time.Second,
 		"on SIGTERM/SIGINT, how long connected clients may stay before the process exits anyway")
 	flag.Parse()
 
-	if err := run(*listenAddr, *sqliteURL, *logLevel, *shutdownTimeout); err != nil {
+	// FerretDB allocates a lot per query: collecting garbage four times less often takes about a
+	// fifth off its CPU per lookup (0.48 -> 0.38 ms here, PostgreSQL engine) for some more heap.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+
+	if err := run(*listenAddr, *handler, *sqliteURL, *postgresqlURL, *logLevel, *shutdownTimeout); err != nil {
 		fmt.Fprintf(os.Stderr, "ferretdb: %s\n", err)
 		os.Exit(2)
 	}
 }
 
-func run(listenAddr, sqliteURL, logLevel string, shutdownTimeout time.Duration) error {
+func run(listenAddr, handler, sqliteURL, postgresqlURL, logLevel string, shutdownTimeout time.Duration) error {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 		return fmt.Errorf("bad --log-level %q", logLevel)
 	}
 
-	dir, err := sqliteDir(sqliteURL)
+	storage, err := checkStorage(handler, sqliteURL, postgresqlURL)
 	if err != nil {
 		return err
-	}
-
-	// FerretDB refuses a missing directory; creating it saves every caller a step.
-	if err = os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("bad --sqlite-url: %w", err)
 	}
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
 	// The embedded package never starts the telemetry reporter and marks telemetry disabled and locked.
 	f, err := ferretdb.New(&ferretdb.Config{
-		Listener:  ferretdb.ListenerConfig{TCP: listenAddr},
-		Logger:    logger,
-		Handler:   "sqlite",
-		SQLiteURL: sqliteURL,
+		Listener:      ferretdb.ListenerConfig{TCP: listenAddr},
+		Logger:        logger,
+		Handler:       handler,
+		SQLiteURL:     sqliteURL,
+		PostgreSQLURL: postgresqlURL,
 	})
 	if err != nil {
 		return err
@@ -80,7 +86,7 @@ func run(listenAddr, sqliteURL, logLevel string, shutdownTimeout time.Duration) 
 		return err
 	}
 
-	fmt.Printf("ferretdb listening on %s (sqlite %s)\n", uri, dir)
+	fmt.Printf("ferretdb listening on %s (%s)\n", uri, storage)
 
 	select {
 	case <-done:
@@ -89,7 +95,7 @@ func run(listenAddr, sqliteURL, logLevel string, shutdownTimeout time.Duration) 
 	}
 
 	// FerretDB lets connected clients stay 3 s after the listener closes; pooled clients never
-	// leave by themselves. Every write is already committed (SQLite WAL), so exiting is safe.
+	// leave by themselves. Every write is already committed (SQLite WAL, or PostgreSQL), so exiting is safe.
 	select {
 	case <-done:
 	case <-time.After(shutdownTimeout):
@@ -97,6 +103,37 @@ func run(listenAddr, sqliteURL, logLevel string, shutdownTimeout time.Duration) 
 	}
 
 	return nil
+}
+
+// checkStorage checks the handler and its URL before FerretDB starts; it returns what to log.
+func checkStorage(handler, sqliteURL, postgresqlURL string) (string, error) {
+	switch handler {
+	case "postgresql":
+		if postgresqlURL == "" {
+			return "", errors.New("--handler postgresql needs --postgresql-url")
+		}
+
+		u, err := url.Parse(postgresqlURL)
+		if err != nil {
+			return "", fmt.Errorf("bad --postgresql-url: %w", err)
+		}
+
+		return "postgresql " + u.Redacted(), nil
+	case "sqlite":
+		dir, err := sqliteDir(sqliteURL)
+		if err != nil {
+			return "", err
+		}
+
+		// FerretDB refuses a missing directory; creating it saves every caller a step.
+		if err = os.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("bad --sqlite-url: %w", err)
+		}
+
+		return "sqlite " + dir, nil
+	default:
+		return "", fmt.Errorf("bad --handler %q: sqlite or postgresql", handler)
+	}
 }
 
 // sqliteDir checks the URI the way FerretDB does, so a mistake is reported before it starts.

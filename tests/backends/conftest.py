@@ -1,4 +1,4 @@
-"""Real redis-server and FerretDB on free loopback ports in a temporary state dir, seeded once."""
+"""Real redis-server and FerretDB (on its PostgreSQL) on free loopback ports in a temporary state dir, seeded once."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pymongo.monitoring
 import pytest
 import redis
 
-from backends.local import SERVICES, LocalBackends
+from backends.local import LocalBackends
 from backends.seed import DEFAULT_USERS, seed, seed_redis
 
 # Every contract check: a dead or hung backend must answer within this many seconds.
@@ -68,7 +68,7 @@ def local_backends(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalBa
     backends = LocalBackends(tmp_path_factory.mktemp("backends"), redis_port, mongo_port)
     try:
         backends.up()
-        seed(backends.mongo_url, backends.redis_url, DEFAULT_USERS)
+        seed(backends.mongo_url, backends.redis_url, DEFAULT_USERS, backends.postgres_url)
         yield backends
     finally:
         backends.down()
@@ -78,11 +78,11 @@ def local_backends(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalBa
 def backends(local_backends: LocalBackends) -> Iterator[LocalBackends]:
     """The session backends; a test that stops or pauses one gets it running and seeded again."""
     yield local_backends
-    for service in SERVICES:
+    for service in local_backends.services:
         pid = local_backends.pid(service)
         if pid:
-            os.kill(pid, signal.SIGCONT)
-    if not all(local_backends.is_running(s) for s in SERVICES):
+            _signal_all([pid, *(child.pid for child in psutil.Process(pid).children(recursive=True))], signal.SIGCONT)
+    if not all(local_backends.is_running(s) for s in local_backends.services):
         local_backends.up()
     # redis-server runs without persistence: a restart loses the key.
     seed_redis(local_backends.redis_url)
@@ -145,16 +145,30 @@ def _all_threads_stopped(pid: int) -> bool:
 
 @contextlib.contextmanager
 def _paused(backends: LocalBackends, service: str) -> Iterator[None]:
-    """SIGSTOP the service: it keeps its port and connections but never answers (a hung backend)."""
+    """SIGSTOP the service: it keeps its port and connections but never answers (a hung backend).
+
+    Its children too: PostgreSQL serves each connection from a child of its postmaster (each in a
+    session of its own). A stopped postmaster forks no new ones.
+    """
     pid = backends.pid(service)
     assert pid, f"{service} is not running"
-    os.kill(pid, signal.SIGSTOP)
+    pids = [pid, *(child.pid for child in psutil.Process(pid).children(recursive=True))]
+    _signal_all(pids, signal.SIGSTOP)
     try:
         # kill() returns before every thread has stopped; a request could still be served.
-        assert _wait_until(lambda: _all_threads_stopped(pid)), f"{service} (pid {pid}) did not stop"
+        for each in pids:
+            assert _wait_until(lambda: _all_threads_stopped(each) or not psutil.pid_exists(each)), (
+                f"{service} (pid {each}) did not stop"
+            )
         yield
     finally:
-        os.kill(pid, signal.SIGCONT)
+        _signal_all(pids, signal.SIGCONT)
+
+
+def _signal_all(pids: list[int], sig: signal.Signals) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, sig)
 
 
 # Test modules cannot import this conftest by name (tests/conftest.py shares it), hence fixtures.

@@ -6,9 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import psutil
+import pymongo
 import pytest
 
 from backends.local import REPO_ROOT, BackendError, LocalBackends
+from backends.seed import seed_mongo, user_name
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -33,7 +36,7 @@ def backend_args(backends: LocalBackends) -> list[str]:
 def test_help() -> None:
     result = cli("--help")
     assert result.returncode == 0
-    for word in ("up", "down", "status", "--state-dir", "--redis-port", "--mongo-port"):
+    for word in ("up", "down", "status", "--state-dir", "--redis-port", "--mongo-port", "--mongo-engine", "postgres"):
         assert word in result.stdout
 
 
@@ -46,34 +49,53 @@ def test_status_and_idempotent_up_from_the_cli(backends) -> None:
     status = cli("status", *backend_args(backends))
     assert status.returncode == 0, status.stderr
     lines = status.stdout.splitlines()
-    assert len(lines) == 2
-    for line, name, port in zip(lines, ("redis", "mongo"), (backends.redis_port, backends.mongo_port), strict=True):
+    ports = (backends.redis_port, backends.postgres_port, backends.mongo_port)
+    assert backends.services == ("redis", "postgres", "mongo")
+    for line, name, port in zip(lines, backends.services, ports, strict=True):
         assert line.split()[:3] == [name, "running", f"127.0.0.1:{port}"]
         assert f"pid {backends.pid(name)}" in line and "log " in line
+    assert f"(FerretDB on PostgreSQL at {backends.postgres_url})" in lines[2]
+    assert postgres_port_is_private(backends.postgres_port)
 
     up = cli("up", "mongo", *backend_args(backends))
     assert up.returncode == 0, up.stderr
-    assert up.stdout.split()[:3] == ["mongo", "already", "running"]
+    assert [line.split()[:3] for line in up.stdout.splitlines()] == [
+        ["postgres", "already", "running"],
+        ["mongo", "already", "running"],
+    ]
+
+
+def postgres_port_is_private(port: int | None) -> bool:
+    """Below the ephemeral range (32768-60999), where no client's outgoing connection takes it."""
+    return port is not None and 1024 < port < 32768
 
 
 def test_idempotent_up_from_the_api(backends) -> None:
-    pids = {name: backends.pid(name) for name in ("redis", "mongo")}
+    pids = {name: backends.pid(name) for name in backends.services}
     results = backends.up()
-    assert [started for _, started in results] == [False, False]
+    assert [started for _, started in results] == [False, False, False]
     assert {st.name: st.pid for st, _ in results} == pids
 
 
 def test_status_of_an_empty_state_dir(tmp_path: Path) -> None:
     result = cli("status", "--state-dir", str(tmp_path), "--redis-port", "1", "--mongo-port", "2")
     assert result.returncode == 1
-    assert [line.split()[:2] for line in result.stdout.splitlines()] == [["redis", "stopped"], ["mongo", "stopped"]]
+    assert [line.split()[:2] for line in result.stdout.splitlines()] == [
+        ["redis", "stopped"],
+        ["postgres", "stopped"],
+        ["mongo", "stopped"],
+    ]
     down = cli("down", "--state-dir", str(tmp_path))
     assert down.returncode == 0
     assert "was not running" in down.stdout
 
 
 def test_unknown_service() -> None:
-    result = cli("up", "postgres")
+    result = cli("up", "memcached")
+    assert result.returncode == 2
+    assert "unknown service memcached" in result.stderr
+    # The SQLite engine runs no PostgreSQL.
+    result = cli("up", "postgres", "--mongo-engine", "sqlite")
     assert result.returncode == 2
     assert "unknown service postgres" in result.stderr
 
@@ -104,14 +126,61 @@ def test_down_up_one_service_keeps_port_and_data(backends) -> None:
     import pymongo
 
     mongo_pid = backends.pid("mongo")
-    ((stopped, did_stop),) = backends.down(["mongo"])
-    assert did_stop and not stopped.running
-    assert backends.is_running("redis") and not backends.is_running("mongo")
-    ((started, did_start),) = backends.up(["mongo"])
-    assert did_start and started.pid != mongo_pid
+    postgres_port = backends.postgres_port
+    results = backends.down(["mongo"])
+    # FerretDB first, then the PostgreSQL it stores in.
+    assert [(st.name, did_stop, st.running) for st, did_stop in results] == [
+        ("mongo", True, False),
+        ("postgres", True, False),
+    ]
+    assert backends.is_running("redis") and not backends.is_running("mongo") and not backends.is_running("postgres")
+    results = backends.up(["mongo"])
+    assert [(st.name, did_start) for st, did_start in results] == [("postgres", True), ("mongo", True)]
+    started = results[1][0]
+    assert started.pid != mongo_pid
     assert started.address == f"127.0.0.1:{backends.mongo_port}"
+    assert backends.postgres_port == postgres_port
     client = pymongo.MongoClient(backends.mongo_url, serverSelectionTimeoutMS=2000)
     try:
         assert client.test.user.find_one({"id": 1}, {"_id": 0}) == {"id": 1, "name": "user-1"}
     finally:
         client.close()
+
+
+def live_processes(pids: list[int]) -> list[int]:
+    """The pids still running (the machine's init may leave zombies unreaped: those are gone)."""
+    alive = []
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                alive.append(pid)
+        except psutil.NoSuchProcess:
+            pass
+    return alive
+
+
+@pytest.mark.parametrize("engine", ["postgresql", "sqlite"])
+def test_engine_starts_seeds_answers_and_stops_leaving_no_process(tmp_path: Path, free_port, engine) -> None:
+    local = LocalBackends(tmp_path, mongo_port=free_port, mongo_engine=engine)
+    try:
+        results = local.up(["mongo"])
+        assert [st.name for st, started in results if started] == list(local.services)[1:]
+        assert (local.postgres_url is not None) == (engine == "postgresql")
+        status = cli("status", "mongo", "--state-dir", str(tmp_path), "--mongo-port", str(free_port),
+                     "--mongo-engine", engine)  # fmt: skip
+        assert status.returncode == 0, status.stderr
+        assert ("FerretDB on PostgreSQL" if engine == "postgresql" else "FerretDB on SQLite") in status.stdout
+        seeded = seed_mongo(local.mongo_url, 50, local.postgres_url)
+        assert seeded.total == 50
+        client = pymongo.MongoClient(local.mongo_url, serverSelectionTimeoutMS=2000)
+        try:
+            assert client.test.user.find_one({"id": 50}, {"_id": 0}) == {"id": 50, "name": user_name(50)}
+        finally:
+            client.close()
+        pids = [local.pid(name) for name in local.services if local.pid(name)]
+        pids += [child.pid for pid in pids for child in psutil.Process(pid).children(recursive=True)]
+        assert len(pids) >= (4 if engine == "postgresql" else 1)  # postmaster and its workers
+    finally:
+        local.down()
+    assert live_processes(pids) == []
+    assert not any(local.is_running(name) for name in local.services)

@@ -1,4 +1,4 @@
-"""backends.seed against the session backends: data, index, idempotency, CLI."""
+"""backends.seed against the session backends: data, indexes, idempotency, CLI."""
 
 import os
 import subprocess
@@ -10,11 +10,15 @@ import redis
 
 from backends import COLLECTION, DB_NAME, REDIS_KEY
 from backends.local import REPO_ROOT
+from backends.postgres import psql
 from backends.seed import (
     DEFAULT_USERS,
     INDEX_NAME,
     REDIS_VALUE,
     USER_NAME,
+    create_gin_index,
+    ferretdb_table,
+    gin_index_name,
     seed,
     seed_mongo,
     seed_redis,
@@ -30,7 +34,7 @@ def users(backends):
 
 
 def test_constants() -> None:
-    assert DEFAULT_USERS == 1000
+    assert DEFAULT_USERS == 10_000
     assert REDIS_KEY == "name" and REDIS_VALUE == "reference-server"
     assert user_name(17) == USER_NAME(17) == "user-17"
 
@@ -58,6 +62,39 @@ def test_repairs_more_names_than_one_ferretdb_update_batch_survives(backends, us
     result = seed_mongo(backends.mongo_url, DEFAULT_USERS)
     assert (result.inserted, result.updated, result.total) == (5, 150, DEFAULT_USERS)
     assert users.find_one({"id": 150}, {"_id": 0}) == {"id": 150, "name": user_name(150)}
+
+
+def test_lookups_by_id_use_the_gin_index(backends, users) -> None:
+    """The statement FerretDB runs for find_one({"id": n}), as PostgreSQL saw it, is planned as a
+    scan of the GIN index, not of the table."""
+    index = gin_index_name(ferretdb_table(backends.postgres_url))
+    assert users.find_one({"id": 42}, {"_id": 0}) == {"id": 42, "name": user_name(42)}
+    ran = psql(
+        backends.postgres_url,
+        "SELECT DISTINCT query FROM pg_stat_activity WHERE query LIKE 'SELECT %@>%' AND pid <> pg_backend_pid()",
+    ).splitlines()
+    # `_jsonb->$1 @> $2` with $1 = 'id': only a custom plan (the cluster's plan_cache_mode) can use
+    # the index on `_jsonb->'id'`; a generic plan would scan.
+    assert ran and all("_jsonb->$1 @> $2" in query for query in ran), ran
+    assert psql(backends.postgres_url, "SHOW plan_cache_mode") == "force_custom_plan"
+    for query in ran:
+        explain = f"PREPARE lookup(text, jsonb) AS {query}; EXPLAIN EXECUTE lookup('id', '42')"
+        plan = psql(backends.postgres_url, explain)
+        assert f"Bitmap Index Scan on {index}" in plan, plan
+        assert "Seq Scan" not in plan, plan
+
+
+def test_gin_index_is_made_once(backends) -> None:
+    table = ferretdb_table(backends.postgres_url)
+    assert create_gin_index(backends.postgres_url) == gin_index_name(table)
+    count = psql(backends.postgres_url, f"SELECT count(*) FROM pg_indexes WHERE tablename = '{table}'")
+    assert int(count) == 3  # _id and id (FerretDB's btrees), and ours
+    mongo, _ = seed(backends.mongo_url, backends.redis_url, DEFAULT_USERS, backends.postgres_url)
+    assert (mongo.inserted, mongo.updated) == (0, 0)
+    assert psql(backends.postgres_url, f"SELECT count(*) FROM pg_indexes WHERE tablename = '{table}'") == count
+    # No pending list that every lookup would read through.
+    options = psql(backends.postgres_url, f"SELECT reloptions FROM pg_class WHERE relname = '{gin_index_name(table)}'")
+    assert options == "{fastupdate=off}"
 
 
 def test_redis_key_restored(backends) -> None:

@@ -6,6 +6,7 @@ failures are recorded rather than dropped, and that nothing is left running.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import signal
 import subprocess
@@ -71,6 +72,11 @@ def test_backend_routes_hit_every_id(run_bench, tmp_path, need_tool):
         assert r.ok, r.failure
         assert r.requests > 0 and r.non_2xx == 0 and r.errors_total == 0  # the seeded ids 1..200 all hit
     assert results[0].ids == "random 1..200" and results[0].path == "/mongo/pooled/{id}"
+    # The backend alone, measured at the run's concurrency just before it, and the row's share of it.
+    for r, backend in zip(results, ("mongo", "redis"), strict=True):
+        assert r.backend_ceiling["backend"] == backend and r.backend_ceiling["concurrency"] == 4
+        assert r.backend_ceiling["requests_per_s"] > 0 and r.backend_ceiling["errors"] == 0
+    assert re.search(r"\| \d+% of [\d,]+ \|", (out / "results.md").read_text())
     state = out / "backends"
     assert state.exists() and not any(state.glob("*/state.json"))  # local backends stopped again
 

@@ -31,6 +31,7 @@ def sample(raw) -> list[Result]:
     out[1].requests_per_s *= 0.9
     out.append(result("stdlib_threaded", "hello", errs))
     out.append(result("gin", "mongo-pooled", wrk.parse(raw("wrk", "ids")["stdout"])))
+    out[-1].backend_ceiling = {"backend": "mongo", "concurrency": 10, "requests_per_s": out[-1].requests_per_s * 4}
     out.append(result("gin", "mongo-per-request", wrk.parse(raw("wrk", "backlog")["stdout"])))
     a = raw("ab", "close")
     out.append(result("flask_dev", "hello", ab.parse(a["stdout"], a["csv"]), tool="ab", keepalive=False))
@@ -77,7 +78,9 @@ def test_markdown_report(raw):
     assert "close" in closed and "test cpu" in md
     assert f"- caveat, `flask_gunicorn_gevent`: {catalog.CAVEATS['connection-bursts']}" in md
     header = next(l for l in md.splitlines() if l.startswith("| stack | op | tool"))
-    assert "p99.9 ms" in header and "cpu ms/req" in header
+    assert "p99.9 ms" in header and "cpu ms/req" in header and "of backend" in header
+    gin_pooled = next(l for l in md.splitlines() if l.startswith("| `gin` | mongo-pooled"))
+    assert "| 25% of " in gin_pooled  # req/s over the backend's own ceiling
 
 
 def test_html_report_is_self_contained(raw):

@@ -600,6 +600,7 @@ class Results:
         ("worker respawn", lambda n, r: _seconds(r.get("respawn_s"))),
         ("redis 503 window / recovery", lambda n, r: _fault(r.get("fault_redis"))),
         ("mongo 503 window / recovery", lambda n, r: _fault(r.get("fault_mongo"))),
+        ("postgres (under FerretDB) 503 window / recovery", lambda n, r: _fault(r.get("fault_postgres"))),
         ("hostile tried (bad)", lambda n, r: _hostile(r)),
         ("slowloris", lambda n, r: r.get("slowloris", "")),
         ("dev-only limitation", lambda n, r: r.get("limitation", "")),

@@ -1,4 +1,5 @@
-"""Backend faults under a light constant load: redis-server or FerretDB SIGKILLed, then restarted.
+"""Backend faults under a light constant load: redis-server, FerretDB or the PostgreSQL under a
+running FerretDB SIGKILLed, then restarted.
 
 Per stack (dev-only ones too: the route contract is every entry's) and backend: client threads (one per request the stack serves at once, at
 most two, 20 ms apart) cycle over `/` and the backend's pooled and per-request routes, each request
@@ -33,7 +34,9 @@ from servers import catalog
 pytestmark = pytest.mark.reliability
 
 ROUTES = {"redis": ("/redis/pooled", "/redis/per-request"),
-          "mongo": ("/mongo/pooled/{id}", "/mongo/per-request/{id}")}
+          "mongo": ("/mongo/pooled/{id}", "/mongo/per-request/{id}"),
+          # FerretDB stays up and answers InternalError while its storage is gone: 503 too.
+          "postgres": ("/mongo/pooled/{id}", "/mongo/per-request/{id}")}
 USER_IDS = 100  # tests/conftest.py seeds users 1..200
 
 
