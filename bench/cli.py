@@ -16,7 +16,7 @@ from rich.markup import escape
 from servers import catalog
 from servers.catalog import Entry
 
-from bench import compare, plan as planning, presets, reports, schema, selection
+from bench import compare, noise, plan as planning, presets, reports, rounds, schema, selection
 from bench.procs import interrupt
 from bench.progress import Progress
 from bench.runner import Runner
@@ -121,6 +121,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                            f"{planning.DEFAULT_WARMUP_S:g}; 0: none)")
     load.add_argument("--timeout", type=positive_float, default=planning.DEFAULT_TIMEOUT_S, metavar="S",
                       help=f"per-request timeout of the tool (default {planning.DEFAULT_TIMEOUT_S:g} s)")
+    add_noise_arguments(p)
     srv = p.add_argument_group("the servers")
     srv.add_argument("--workers", type=int, metavar="N",
                      help="override the catalog's worker count (clamped for one-process stacks)")
@@ -141,6 +142,24 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                           "report.html, raw/ tool outputs, logs/ server stderr")
     out.add_argument("--dry-run", action="store_true", help="print the plan and its expected time, run nothing")
     out.add_argument("--plain", action="store_true", help="no live progress bar, only the lines")
+
+
+def add_noise_arguments(p: argparse.ArgumentParser) -> None:
+    """How repeats are ordered and how the machine's noise is watched (bench/rounds.py, bench/noise.py)."""
+    g = p.add_argument_group("repeats and noise")
+    g.add_argument("--rounds-order", choices=rounds.ORDERS, default=None,
+                   help="with --repeat: interleaved (default) runs every configuration once per round, rounds "
+                        "in alternating order, servers restarted each round; sequential runs a stack's "
+                        "repeats back to back on one server")
+    g.add_argument("--probe", action=argparse.BooleanOptionalAction, default=True,
+                   help="time a fixed CPU loop and loopback request loop (~0.2 s) before and after each run "
+                        "and flag runs during which it moved (default on)")
+    g.add_argument("--noise-threshold", type=positive_float, default=noise.DEFAULT_THRESHOLD_PCT, metavar="PCT",
+                   help=f"flag a run as noisy when the probe moved more than PCT %% "
+                        f"(default {noise.DEFAULT_THRESHOLD_PCT:g})")
+    g.add_argument("--rerun-noisy", type=int, nargs="?", const=2, default=0, metavar="N",
+                   help="measure a noisy run again, at most N times (default N 2); the last measurement "
+                        "counts, the noisy ones stay in results.jsonl marked superseded")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -228,6 +247,14 @@ def settings_from(args: argparse.Namespace) -> tuple[planning.Settings, list[Ent
         s.keepalive = [True, False]
     if args.repeat:
         s.repeat = max(1, args.repeat)
+    if args.rounds_order:
+        s.rounds_order = args.rounds_order
+    s.noise_probe, s.noise_threshold_pct = args.probe, args.noise_threshold
+    if args.rerun_noisy < 0:
+        raise UsageError("--rerun-noisy must be 0 or more")
+    if args.rerun_noisy and not args.probe:
+        raise UsageError("--rerun-noisy needs the noise probe (drop --no-probe)")
+    s.rerun_noisy = args.rerun_noisy
     if args.workers:
         s.workers = args.workers
     if args.server_cores:
@@ -265,6 +292,8 @@ def print_plan(console: Console, p: planning.Plan) -> None:
                              f"{', '.join(ops)} ({len(group.runs)} runs)"))
         for note in group.notes:
             console.print(escape(f"    note: {note}"))
+    if s.repeat > 1:
+        console.print(escape(f"  repeats: {rounds.describe(s.rounds_order, s.repeat)}"))
     if p.backends():
         console.print(f"  backends: {', '.join(p.backends())} (local, seeded with users 1..{s.users})")
     if p.skipped:
