@@ -173,9 +173,11 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("results", type=Path, help="a results.jsonl")
     rep.add_argument("--out", type=Path, metavar="DIR", help="where to write (default: beside the file)")
     rep.add_argument("--title", default="Benchmark results")
-    cmp = sub.add_parser("compare", help="two results files side by side, with ratios")
+    cmp = sub.add_parser("compare", help="two results files (or two stacks of one) side by side, with ratios")
     cmp.add_argument("a", type=Path, help="results.jsonl A (the baseline)")
-    cmp.add_argument("b", type=Path, help="results.jsonl B")
+    cmp.add_argument("b", type=Path, nargs="?", help="results.jsonl B (omit it with --stacks)")
+    cmp.add_argument("--stacks", metavar="A,B",
+                     help="compare two stacks of one results file: B/A ratios of stack B against stack A")
     cmp.add_argument("--out", type=Path, metavar="FILE", help="also write the Markdown to FILE")
     pre = sub.add_parser("presets", help="list the named benchmarks")
     pre.add_argument("--json", action="store_true", help="as JSON")
@@ -349,8 +351,16 @@ def cmd_report(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_compare(args: argparse.Namespace, console: Console) -> int:
-    md = compare.render(schema.read(args.a), schema.read(args.b), name_a=str(args.a.parent.name or args.a),
-                        name_b=str(args.b.parent.name or args.b))
+    if args.stacks:
+        stacks = [s.strip() for s in args.stacks.split(",") if s.strip()]
+        if args.b is not None or len(stacks) != 2:
+            raise UsageError("--stacks A,B compares two stacks of ONE results file: give one file and two names")
+        md = compare.render_stacks(schema.read(args.a), *stacks, name=str(args.a))
+    elif args.b is None:
+        raise UsageError("compare needs two results files, or one with --stacks A,B")
+    else:
+        md = compare.render(schema.read(args.a), schema.read(args.b), name_a=str(args.a.parent.name or args.a),
+                            name_b=str(args.b.parent.name or args.b))
     print(md)
     if args.out:
         args.out.write_text(md, encoding="utf-8")
@@ -362,13 +372,16 @@ def cmd_presets(args: argparse.Namespace, console: Console) -> int:
     items = []
     for p in presets.PRESETS.values():
         items.append({"name": p.name, "summary": p.summary, "options": p.command_line(),
-                      "expected": p.expected(), "expected_quick": p.expected(quick=True), "notes": list(p.notes)})
+                      "expected": p.expected(), "expected_quick": p.expected(quick=True), "notes": list(p.notes),
+                      "repeats": p.repeats, "repeats_quick": min(p.repeats, planning.QUICK_REPEAT)})
     if args.json:
         print(json.dumps(items, indent=2))
         return 0
     for item in items:
         print(f"{item['name']}\n  {item['summary']}\n  {item['options']}\n"
-              f"  expected: {item['expected']}; with --quick: {item['expected_quick']}")
+              f"  expected: {item['expected']}; with --quick: {item['expected_quick']}\n"
+              f"  repeats its comparison needs: {item['repeats']} (interleaved rounds; --quick: "
+              f"{item['repeats_quick']})")
         for note in item["notes"]:
             print(f"  note: {note}")
         print()
