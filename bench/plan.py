@@ -1,7 +1,8 @@
 """The benchmark plan: Settings (what the command line or a preset asks for) expanded into runs.
 
-A plan is grouped by entry: each entry's server is started once and serves all its runs
-(operations x keep-alive/close passes x connection counts or rates x repeats).
+A plan is grouped by entry: its runs are operations x keep-alive/close passes x connection counts
+or rates x repeats. bench/rounds.py orders them: with repeats, in interleaved rounds (a server start
+per entry and round) or sequentially (one server start per entry serves all its runs).
 """
 from __future__ import annotations
 
