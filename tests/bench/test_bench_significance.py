@@ -2,6 +2,7 @@
 the reports show them (no benchmark run here; tests/bench/test_bench_rounds.py runs real ones)."""
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -166,7 +167,7 @@ def test_old_result_files_still_read_and_report(tmp_path):
     old = {"entrypoint": "nethttp", "operation": "hello", "tool": "wrk", "connections": 50, "requests": 10,
            "requests_per_s": 100.0, "repeat": 0, "repeats": 1, "schema_version": 1}
     path = tmp_path / "old.jsonl"
-    path.write_text(__import__("json").dumps(old) + "\n")
+    path.write_text(json.dumps(old) + "\n")
     (r,) = schema.read(path)
     assert r.probe_before == {} and not r.noisy and not r.superseded and r.rounds_order == ""
     md = markdown.render([r])
