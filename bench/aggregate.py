@@ -61,6 +61,15 @@ class Row:
             return None
         return 100.0 * (spread[1] - spread[0]) / mid
 
+    def values(self, attr: str = "requests_per_s") -> list[float]:
+        """The repeats' values of attr (ok runs only): what the significance of a difference rests on."""
+        return [getattr(r, attr) for r in self.ok_results if getattr(r, attr) is not None]
+
+    @property
+    def noisy(self) -> int:
+        """Runs of this row whose noise probe moved more than its threshold."""
+        return sum(1 for r in self.ok_results if r.noisy)
+
     def latency(self, key: str) -> float | None:
         return _median([r.latency_ms.get(key) for r in self.ok_results])
 
@@ -105,9 +114,14 @@ class Row:
 
 
 def rows(results: list[Result]) -> list[Row]:
-    """One Row per configuration, in the order the configurations first appear."""
+    """One Row per configuration, in the order the configurations first appear.
+
+    Runs superseded by a --rerun-noisy repeat are left out (they stay in results.jsonl).
+    """
     grouped: dict[tuple, Row] = {}
     for r in results:
+        if r.superseded:
+            continue
         key = config_key(r)
         if key not in grouped:
             grouped[key] = Row(first=r)

@@ -16,7 +16,7 @@ from rich.markup import escape
 from servers import catalog
 from servers.catalog import Entry
 
-from bench import compare, plan as planning, presets, reports, schema, selection
+from bench import compare, noise, plan as planning, presets, reports, rounds, schema, selection
 from bench.procs import interrupt
 from bench.progress import Progress
 from bench.runner import Runner
@@ -121,6 +121,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                            f"{planning.DEFAULT_WARMUP_S:g}; 0: none)")
     load.add_argument("--timeout", type=positive_float, default=planning.DEFAULT_TIMEOUT_S, metavar="S",
                       help=f"per-request timeout of the tool (default {planning.DEFAULT_TIMEOUT_S:g} s)")
+    add_noise_arguments(p)
     srv = p.add_argument_group("the servers")
     srv.add_argument("--workers", type=int, metavar="N",
                      help="override the catalog's worker count (clamped for one-process stacks)")
@@ -143,6 +144,24 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     out.add_argument("--plain", action="store_true", help="no live progress bar, only the lines")
 
 
+def add_noise_arguments(p: argparse.ArgumentParser) -> None:
+    """How repeats are ordered and how the machine's noise is watched (bench/rounds.py, bench/noise.py)."""
+    g = p.add_argument_group("repeats and noise")
+    g.add_argument("--rounds-order", choices=rounds.ORDERS, default=None,
+                   help="with --repeat: interleaved (default) runs every configuration once per round, rounds "
+                        "in alternating order, servers restarted each round; sequential runs a stack's "
+                        "repeats back to back on one server")
+    g.add_argument("--probe", action=argparse.BooleanOptionalAction, default=True,
+                   help="time a fixed CPU loop and loopback request loop (~0.2 s) before and after each run "
+                        "and flag runs during which it moved (default on)")
+    g.add_argument("--noise-threshold", type=positive_float, default=noise.DEFAULT_THRESHOLD_PCT, metavar="PCT",
+                   help=f"flag a run as noisy when the probe moved more than PCT %% "
+                        f"(default {noise.DEFAULT_THRESHOLD_PCT:g})")
+    g.add_argument("--rerun-noisy", type=int, nargs="?", const=2, default=0, metavar="N",
+                   help="measure a noisy run again, at most N times (default N 2); the last measurement "
+                        "counts, the noisy ones stay in results.jsonl marked superseded")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bench.sh", description=DESCRIPTION, epilog=EXAMPLES,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -154,9 +173,11 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("results", type=Path, help="a results.jsonl")
     rep.add_argument("--out", type=Path, metavar="DIR", help="where to write (default: beside the file)")
     rep.add_argument("--title", default="Benchmark results")
-    cmp = sub.add_parser("compare", help="two results files side by side, with ratios")
+    cmp = sub.add_parser("compare", help="two results files (or two stacks of one) side by side, with ratios")
     cmp.add_argument("a", type=Path, help="results.jsonl A (the baseline)")
-    cmp.add_argument("b", type=Path, help="results.jsonl B")
+    cmp.add_argument("b", type=Path, nargs="?", help="results.jsonl B (omit it with --stacks)")
+    cmp.add_argument("--stacks", metavar="A,B",
+                     help="compare two stacks of one results file: B/A ratios of stack B against stack A")
     cmp.add_argument("--out", type=Path, metavar="FILE", help="also write the Markdown to FILE")
     pre = sub.add_parser("presets", help="list the named benchmarks")
     pre.add_argument("--json", action="store_true", help="as JSON")
@@ -228,6 +249,14 @@ def settings_from(args: argparse.Namespace) -> tuple[planning.Settings, list[Ent
         s.keepalive = [True, False]
     if args.repeat:
         s.repeat = max(1, args.repeat)
+    if args.rounds_order:
+        s.rounds_order = args.rounds_order
+    s.noise_probe, s.noise_threshold_pct = args.probe, args.noise_threshold
+    if args.rerun_noisy < 0:
+        raise UsageError("--rerun-noisy must be 0 or more")
+    if args.rerun_noisy and not args.probe:
+        raise UsageError("--rerun-noisy needs the noise probe (drop --no-probe)")
+    s.rerun_noisy = args.rerun_noisy
     if args.workers:
         s.workers = args.workers
     if args.server_cores:
@@ -265,6 +294,8 @@ def print_plan(console: Console, p: planning.Plan) -> None:
                              f"{', '.join(ops)} ({len(group.runs)} runs)"))
         for note in group.notes:
             console.print(escape(f"    note: {note}"))
+    if s.repeat > 1:
+        console.print(escape(f"  repeats: {rounds.describe(s.rounds_order, s.repeat)}"))
     if p.backends():
         console.print(f"  backends: {', '.join(p.backends())} (local, seeded with users 1..{s.users})")
     if p.skipped:
@@ -320,8 +351,16 @@ def cmd_report(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_compare(args: argparse.Namespace, console: Console) -> int:
-    md = compare.render(schema.read(args.a), schema.read(args.b), name_a=str(args.a.parent.name or args.a),
-                        name_b=str(args.b.parent.name or args.b))
+    if args.stacks:
+        stacks = [s.strip() for s in args.stacks.split(",") if s.strip()]
+        if args.b is not None or len(stacks) != 2:
+            raise UsageError("--stacks A,B compares two stacks of ONE results file: give one file and two names")
+        md = compare.render_stacks(schema.read(args.a), *stacks, name=str(args.a))
+    elif args.b is None:
+        raise UsageError("compare needs two results files, or one with --stacks A,B")
+    else:
+        md = compare.render(schema.read(args.a), schema.read(args.b), name_a=str(args.a.parent.name or args.a),
+                            name_b=str(args.b.parent.name or args.b))
     print(md)
     if args.out:
         args.out.write_text(md, encoding="utf-8")
@@ -333,13 +372,16 @@ def cmd_presets(args: argparse.Namespace, console: Console) -> int:
     items = []
     for p in presets.PRESETS.values():
         items.append({"name": p.name, "summary": p.summary, "options": p.command_line(),
-                      "expected": p.expected(), "expected_quick": p.expected(quick=True), "notes": list(p.notes)})
+                      "expected": p.expected(), "expected_quick": p.expected(quick=True), "notes": list(p.notes),
+                      "repeats": p.repeats, "repeats_quick": min(p.repeats, planning.QUICK_REPEAT)})
     if args.json:
         print(json.dumps(items, indent=2))
         return 0
     for item in items:
         print(f"{item['name']}\n  {item['summary']}\n  {item['options']}\n"
-              f"  expected: {item['expected']}; with --quick: {item['expected_quick']}")
+              f"  expected: {item['expected']}; with --quick: {item['expected_quick']}\n"
+              f"  repeats its comparison needs: {item['repeats']} (interleaved rounds; --quick: "
+              f"{item['repeats_quick']})")
         for note in item["notes"]:
             print(f"  note: {note}")
         print()

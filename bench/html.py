@@ -5,7 +5,7 @@ import base64
 import html
 import re
 
-from bench import aggregate, charts, markdown
+from bench import aggregate, charts, markdown, significance
 from bench.schema import Result
 
 CSS = """
@@ -62,6 +62,11 @@ def render(results: list[Result], title: str = "Benchmark report") -> str:
                   image(charts.pooled_vs_per_request(closed), "pooled vs per-request"),
                   image(charts.cpu_per_request(closed), "CPU per request"),
                   "<h2>Closed loop: table</h2>", table(*markdown.closed_cells(closed))]
+        if significance.any_repeats(closed) and significance.ranked_pairs(closed):
+            parts += ["<h2>Are the differences above the noise?</h2>",
+                      '<p class="note">Each stack against the next slower one of the same configuration: the '
+                      "ratio of their median req/s (faster / slower) and its bootstrap interval.</p>",
+                      table(*markdown.significance_cells(closed))]
     if any(r.ok_results for r in opened):
         parts += ["<h2>Open loop (constant rate), shown apart: its numbers answer another question</h2>",
                   '<p class="note">The load tool sends requests on schedule whether or not earlier ones came back, '

@@ -1,7 +1,7 @@
 """results.md: the Markdown summary of a results file (closed loop, open loop and failures apart)."""
 from __future__ import annotations
 
-from bench import aggregate, ceiling, machine
+from bench import aggregate, ceiling, machine, noise, rounds, significance
 from bench.aggregate import Row
 from bench.schema import Result
 
@@ -30,7 +30,10 @@ def errors_cell(row: Row) -> str:
 
 def spread_cell(row: Row) -> str:
     pct = row.spread_pct()
-    return "–" if pct is None else f"±{pct / 2:.1f}%"
+    text = "–" if pct is None else f"±{pct / 2:.1f}%"
+    if row.noisy:  # the noise probe moved during some of its runs
+        text += f" (noisy {row.noisy}/{len(row.ok_results)})"
+    return text
 
 
 def table(header: list[str], lines: list[list[str]]) -> str:
@@ -118,6 +121,11 @@ def context(results: list[Result]) -> list[str]:
         lines.append(f"- preset: {first.preset}")
     if any(r.repeats > 1 for r in results):
         lines.append("- req/s and latencies are medians over the repeats; spread is ±half the min–max range")
+        order = next((r.rounds_order for r in results if r.rounds_order), "")
+        if order:
+            lines.append(f"- repeats: {rounds.describe(order, max(r.repeats for r in results))}")
+        lines.append(f"- significance of a difference: {significance.METHOD}")
+    lines += noise.session_lines(results)
     dev = sorted({r.entrypoint for r in results if r.dev_only})
     if dev:
         lines.append(f"- **dev-only** stacks ({', '.join(dev)}) are measured to be compared, not deployed")
@@ -125,6 +133,21 @@ def context(results: list[Result]) -> list[str]:
     for name, texts in sorted(caveats.items()):
         lines.append(f"- caveat, `{name}`: {'; '.join(texts)}")
     return lines
+
+
+def significance_table(rows: list[Row]) -> str:
+    return table(*significance_cells(rows))
+
+
+def significance_cells(rows: list[Row]) -> tuple[list[str], list[list[str]]]:
+    """Each stack against the next slower one of the same configuration, with the ratio's interval."""
+    header = ["op", "tool", "load", "conn", "faster", "slower", "req/s ratio", "95% interval", "verdict", "repeats"]
+    lines = []
+    for faster, slower, v in significance.ranked_pairs(rows):
+        lines.append([faster.first.operation, faster.first.tool, faster.load, faster.connection, stack(faster),
+                      stack(slower), v.ratio_text(), v.interval_text(),
+                      v.verdict_text() if v.has_interval else significance.NEEDS, f"{v.n_b} / {v.n_a}"])
+    return header, lines
 
 
 def describe_pinning(p: dict) -> str:
@@ -144,6 +167,11 @@ def render(results: list[Result], title: str = "Benchmark results") -> str:
     parts = [f"# {title}", "", *context(results), ""]
     if any(r.ok_results for r in closed):
         parts += ["## Closed loop (N connections, each waits for its answer)", "", closed_table(closed), ""]
+        if significance.any_repeats(closed) and significance.ranked_pairs(closed):
+            parts += ["## Are the differences above the noise?", "",
+                      "Each stack against the next slower one of the same configuration: the ratio of their "
+                      "median req/s (faster / slower) and its bootstrap interval.", "",
+                      significance_table(closed), ""]
     if any(r.ok_results for r in opened):
         parts += ["## Open loop (constant request rate)", "", open_table(opened), ""]
     if any(r.failed for r in all_rows):

@@ -1,7 +1,8 @@
 """The benchmark plan: Settings (what the command line or a preset asks for) expanded into runs.
 
-A plan is grouped by entry: each entry's server is started once and serves all its runs
-(operations x keep-alive/close passes x connection counts or rates x repeats).
+A plan is grouped by entry: its runs are operations x keep-alive/close passes x connection counts
+or rates x repeats. bench/rounds.py orders them: with repeats, in interleaved rounds (a server start
+per entry and round) or sequentially (one server start per entry serves all its runs).
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ DEFAULT_CONNECTIONS = (50,)
 DEFAULT_DURATION_S = 10.0
 QUICK_DURATION_S = 3.0
 QUICK_REQUESTS = 5_000
+QUICK_REPEAT = 2  # --quick keeps at most 2 repeats of a preset: an interval still, a coarse one
 DEFAULT_WARMUP_S = 1.0
 DEFAULT_TIMEOUT_S = 5.0
 DEFAULT_USERS = 10_000  # as backends.seed: TechEmpower's World size
@@ -28,6 +30,7 @@ QUICK_SERVERS = ("flask_gevent", "falcon_gunicorn_gthread", "sanic", "tornado", 
 RUN_OVERHEAD_S = 0.7
 START_OVERHEAD_S = 3.0
 BACKENDS_OVERHEAD_S = 8.0
+PROBE_OVERHEAD_S = 0.4  # the noise probe before and after a run
 
 
 @dataclass
@@ -42,6 +45,10 @@ class Settings:
     rates: list[float] = field(default_factory=list)  # vegeta constant rates (open loop)
     keepalive: list[bool] = field(default_factory=lambda: [True])  # the passes: True keep-alive, False close
     repeat: int = 1
+    rounds_order: str = "interleaved"  # how repeats run: bench/rounds.py
+    noise_probe: bool = True  # time a fixed reference load before and after each run: bench/noise.py
+    noise_threshold_pct: float = 15.0
+    rerun_noisy: int = 0  # measure a noisy run again, at most this many times
     workers: int | None = None
     warmup_s: float = DEFAULT_WARMUP_S
     timeout_s: float = DEFAULT_TIMEOUT_S
@@ -58,7 +65,8 @@ class Settings:
     def scaled_quick(self) -> "Settings":
         """--quick: shorter runs, fewer requests (the matrix is not changed here)."""
         return replace(self, quick=True, duration_s=min(self.duration_s, QUICK_DURATION_S),
-                       requests=min(self.requests, QUICK_REQUESTS) if self.requests else None)
+                       requests=min(self.requests, QUICK_REQUESTS) if self.requests else None,
+                       repeat=min(self.repeat, QUICK_REPEAT))
 
 
 @dataclass(frozen=True)
@@ -123,9 +131,12 @@ class Plan:
         """Expected wall time: each run's warm-up and load plus overheads (an upper bound for ab -n)."""
         s = self.settings
         groups = {run.group for run in self.runs}
-        load = sum(run.duration_s + RUN_OVERHEAD_S for run in self.runs)
-        warmup = len(groups) * (s.warmup_s + RUN_OVERHEAD_S)
-        starts = 0.0 if s.target else len(self.entries) * START_OVERHEAD_S
+        # interleaved rounds start every server once per round, and warm it up again
+        rounds = s.repeat if s.rounds_order == "interleaved" else 1
+        probe = PROBE_OVERHEAD_S if s.noise_probe else 0.0
+        load = sum(run.duration_s + RUN_OVERHEAD_S + probe for run in self.runs)
+        warmup = rounds * len(groups) * (s.warmup_s + RUN_OVERHEAD_S)
+        starts = 0.0 if s.target else rounds * len(self.entries) * START_OVERHEAD_S
         return load + warmup + starts + (BACKENDS_OVERHEAD_S if self.backends() else 0.0)
 
 

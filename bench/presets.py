@@ -3,6 +3,11 @@
 They reproduce well-known comparisons on this suite's stacks. The expected run time printed by
 `bench presets` is computed from the plan (loads, warm-ups, server and backend starts) for this
 machine's catalog; `--quick` scales durations and request counts down.
+
+Each preset also says how many repeats its claims need (run as interleaved rounds, see
+bench/rounds.py): 3 where the stacks differ several-fold (a few repeats that do not overlap already
+give an interval that excludes 1.0), 5 where the stacks are close and the machine's noise is of
+the size of the differences. `--quick` keeps at most 2; an explicit `--repeat` wins.
 """
 from __future__ import annotations
 
@@ -28,6 +33,7 @@ class Preset:
     workers: int | None = None
     server_cores: int | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    repeats: int = 3  # the repeats its comparison needs to be read with an interval (see the docstring)
 
     def settings(self, quick: bool = False, **overrides) -> Settings:
         s = Settings(
@@ -35,7 +41,7 @@ class Preset:
             ops=selection.select_ops(self.ops), tool=self.tool, connections=list(self.connections),
             threads=self.threads, duration_s=self.duration_s, requests=self.requests, rates=list(self.rates),
             keepalive=list(self.keepalive), workers=self.workers, server_cores=self.server_cores,
-            preset=self.name)
+            preset=self.name, repeat=self.repeats)
         s = replace(s, **overrides)
         return s.scaled_quick() if quick else s
 
@@ -61,13 +67,15 @@ class Preset:
             parts.append(f"--workers {self.workers}")
         if self.server_cores:
             parts.append(f"--server-cores {self.server_cores}")
+        if self.repeats > 1:
+            parts.append(f"--repeat {self.repeats}")
         return " ".join(parts)
 
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("hello-ladder", "the hello route up the ladder: stdlib, stdlib threaded, tornado, sanic, Go net/http",
            servers="stdlib,stdlib_threaded,tornado,sanic,nethttp", ops="hello", tool="wrk",
-           connections=(200,), threads=10, duration_s=10.0,
+           connections=(200,), threads=10, duration_s=10.0, repeats=5,
            notes=("stdlib's http.server listens with a backlog of 5: at c=200 expect dropped SYNs "
                   "(latencies near 1 s, the client's retransmit) or socket errors",)),
     Preset("echo-vs-flask", "Go Echo against the Flask dev server: hello, then Mongo per-request vs pooled",
@@ -77,7 +85,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
                   "at 100000 requests or 30 s, whichever comes first",)),
     Preset("redis-get", "GET of a Redis key through a pooled client: Go, Sanic and Flask on five servers",
            servers="gin,sanic,flask_dev,flask_threaded,flask_processes,flask_gevent", ops="redis-pooled",
-           tool="wrk", connections=(100,), threads=8, duration_s=10.0,
+           tool="wrk", connections=(100,), threads=8, duration_s=10.0, repeats=5,
            notes=("flask_processes refuses connections past its worker count: its errors are the finding",)),
     Preset("constant-rate-wsgi", "Flask and Falcon on gunicorn, tornado, twisted and wsgiref at a constant 550 req/s",
            servers="flask_gunicorn,flask_tornado,flask_twisted,flask_wsgiref,"
@@ -87,7 +95,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
                   "not requests/s",)),
     Preset("one-core", "Gin against Flask on gevent with one worker, the server pinned to one core",
            servers="gin,flask_gevent", ops="hello", tool="wrk", connections=(50, 100, 200),
-           duration_s=10.0, workers=1, server_cores=1,
+           duration_s=10.0, workers=1, server_cores=1, repeats=3,
            notes=("taskset puts the server on one core and the load tool on the others",)),
     Preset("framework-share", "server alone vs server + Flask vs server + Falcon: hello and json on "
                               "gunicorn sync, gunicorn gevent and gevent",

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bench import contract, machine, pinning, schema, selection, versions
+from bench import contract, machine, noise, pinning, rounds, schema, selection, versions
 from bench.ceiling import Ceilings
 from bench.plan import Plan, RunSpec
 from bench.procs import run_bounded
@@ -57,6 +57,7 @@ class Runner:
         self.out = Path(out)
         self.progress = progress
         self.tool = get_tool(self.settings.tool)
+        self.probe: noise.Probe | None = None
 
     # -- checks before anything starts ---------------------------------------------------------
     def load_spec(self, run: RunSpec, base_url: str, stem: str, duration_s: float | None = None,
@@ -89,6 +90,8 @@ class Runner:
         needed = self.plan.backends()
         session = BackendSession(needed, self.out / "backends", s.users, s.mongo_url, s.redis_url)
         try:
+            if s.noise_probe:
+                self.probe = noise.Probe(s.noise_threshold_pct).start()
             backend_failure = ""
             if needed:
                 self.progress.note(f"starting and seeding {' and '.join(needed)} ...")
@@ -101,8 +104,8 @@ class Runner:
                     self.progress.note(note)
             self.ceilings = Ceilings({"mongo": session.mongo_url, "redis": session.redis_url}, s.users,
                                      self.progress.note)
-            for group in self.plan.entries:
-                runs = group.runs
+            for stint in rounds.schedule(self.plan):
+                group, runs = stint.group, stint.runs
                 if backend_failure:  # recorded as failed; the entry still runs its other routes
                     for run in runs:
                         if selection.backend_of(run.operation):
@@ -111,6 +114,9 @@ class Runner:
                 if runs:
                     self.run_entry(ctx, group.entry, group.workers, runs, session, group.notes)
         finally:
+            if self.probe is not None:
+                self.probe.stop()
+                self.probe = None
             session.stop()
             self.progress.stop()
         return ctx.results
@@ -173,6 +179,17 @@ class Runner:
 
     def measure(self, ctx: Context, run: RunSpec, base_url: str, server: LocalServer | None,
                 notes: list[str]) -> None:
+        """Measure a run; while the noise probe flags it and --rerun-noisy allows, measure it again."""
+        result = self.measure_once(ctx, run, base_url, server, notes)
+        while result.ok and result.noisy and result.rerun < self.settings.rerun_noisy:
+            result.superseded = True
+            self.finish(ctx, result)
+            self.progress.note(f"noisy (probe moved {result.probe_moved_pct:g}%): measuring again", "yellow")
+            result = self.measure_once(ctx, run, base_url, server, notes, rerun=result.rerun + 1)
+        self.finish(ctx, result)
+
+    def measure_once(self, ctx: Context, run: RunSpec, base_url: str, server: LocalServer | None,
+                     notes: list[str], rerun: int = 0) -> Result:
         ctx.index += 1
         stem = f"{ctx.index:03d}-{run.entry.name}-{run.operation}-{run.tool}-" \
                f"{'r%g' % run.rate if run.rate else 'c%d' % run.connections}-" \
@@ -185,12 +202,16 @@ class Runner:
         result.backend_ceiling = ceiling
         result.url = spec.fixed_url() if not self.tool.random_ids else base_url + run.path
         result.ids = self.tool.ids(spec)
+        result.rerun = rerun
+        probe_token = self.probe.begin() if self.probe is not None else None
         if server is not None:
             with TreeSampler(server.pid) as sampler:
                 done = run_bounded(argv, timeout=self.tool.time_limit(spec))
             result.server_cpu_s, result.server_peak_rss_mb = sampler.cpu_s, sampler.peak_rss_mb
         else:
             done = run_bounded(argv, timeout=self.tool.time_limit(spec))
+        if probe_token is not None:
+            self.apply_probe(result, self.probe.end(probe_token))
         raw = self.tool.collect(spec, done.stdout, done.stderr)
         result.raw_output = self.save_raw(stem, argv, done.returncode, raw)
         try:
@@ -210,7 +231,12 @@ class Runner:
                 f"server exited during the run (code {server.proc.poll()}): {server.stderr_tail()}"
         if result.server_cpu_s is not None and result.requests:
             result.cpu_per_request_ms = round(result.server_cpu_s * 1000 / result.requests, 4)
-        self.finish(ctx, result)
+        return result
+
+    def apply_probe(self, result: Result, reading: noise.Reading) -> None:
+        result.probe_before, result.probe_after = reading.before, reading.after
+        result.probe_moved_pct, result.noisy, result.steal_pct = reading.moved_pct, reading.noisy, reading.steal_pct
+        result.noise_threshold_pct = self.settings.noise_threshold_pct
 
     # -- results -------------------------------------------------------------------------------
     def base_result(self, ctx: Context, run: RunSpec, server: LocalServer | None, notes: list[str]) -> Result:
@@ -228,6 +254,7 @@ class Runner:
             # a server started elsewhere may run other versions than this checkout has installed
             versions=versions.for_entry(entry.name) if not s.target else {},
             preset=s.preset, repeat=run.repeat, repeats=run.repeats, timestamp=now(),
+            rounds_order=s.rounds_order, sequence=ctx.index,
             notes=list(notes) + (["server started elsewhere: no CPU or RSS, versions unknown"] if s.target else []))
 
     def _threads(self, run: RunSpec) -> int | None:

@@ -111,6 +111,17 @@ class Result:
     preset: str = ""
     repeat: int = 0
     repeats: int = 1
+    # how the repeats ran and what the noise probe saw around this run (bench/rounds.py, bench/noise.py)
+    rounds_order: str = ""  # "interleaved" or "sequential" ("" in files written before it existed)
+    sequence: int = 0  # the run's place in the session: 1, 2, ... (reruns included)
+    probe_before: dict = field(default_factory=dict)  # {"cpu_ms": .., "loopback_ms": ..}; {} without probe
+    probe_after: dict = field(default_factory=dict)
+    probe_moved_pct: float | None = None
+    noise_threshold_pct: float | None = None
+    noisy: bool = False  # the probe moved more than the threshold during this run
+    steal_pct: float | None = None  # CPU steal time over the run, % of all CPU time
+    rerun: int = 0  # 0 the first measurement, 1.. a --rerun-noisy repeat of it
+    superseded: bool = False  # a noisy run measured again: kept in the file, left out of the tables
     raw_output: str = ""  # file name of the tool's raw output, relative to the results file
     timestamp: str = ""
     schema_version: int = SCHEMA_VERSION

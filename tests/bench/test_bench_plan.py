@@ -75,7 +75,9 @@ def test_workers_are_clamped_for_one_process_stacks():
 def test_presets_are_built_from_the_catalog(name):
     preset = presets.get(name)
     full, quick = plan.build(preset.settings()), plan.build(preset.settings(quick=True))
-    assert full.runs and len(full.runs) == len(quick.runs)
+    assert full.runs and {r.group for r in full.runs} == {r.group for r in quick.runs}  # the same matrix
+    assert {r.repeats for r in full.runs} == {preset.repeats} and preset.repeats >= 3
+    assert {r.repeats for r in quick.runs} == {min(preset.repeats, plan.QUICK_REPEAT)}
     assert quick.estimate_s() < full.estimate_s()
     assert "runs, about" in preset.expected()
     tool = get(preset.tool)
