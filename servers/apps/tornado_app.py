@@ -25,6 +25,8 @@ class _Base(tornado.web.RequestHandler):
     def write_error(self, status_code: int, **kwargs) -> None:
         if status_code >= 500 and "exc_info" in kwargs:
             log.error("unhandled error", exc_info=kwargs["exc_info"])  # never to the client
+        if status_code == 405:  # tornado's own 405 names no method; the handlers define get() only
+            self.set_header("Allow", "GET")
         self.send(contract.error(status_code) if status_code != 500 else contract.INTERNAL_ERROR)
 
 
