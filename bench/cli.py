@@ -151,21 +151,21 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     # Its help is never shown (main() hands -h/--help to run), its usage only with an error.
-    parser = argparse.ArgumentParser(prog="bench.sh", usage=USAGE)
+    parser = argparse.ArgumentParser(prog="bench.sh")
     sub = parser.add_subparsers(dest="command", metavar="{run,report,compare,presets}")
-    run = sub.add_parser("run", prog="bench.sh run", help="benchmark a selection (default)", usage=USAGE,
+    parser.usage = USAGE  # after add_subparsers, which makes the commands' usage ("bench.sh report") of it
+    run = sub.add_parser("run", help="benchmark a selection (default)", usage=USAGE,
                          description=DESCRIPTION, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_run_arguments(run)
-    rep = sub.add_parser("report", prog="bench.sh report",
-                         help="regenerate results.md and report.html from a results.jsonl")
+    rep = sub.add_parser("report", help="regenerate results.md and report.html from a results.jsonl")
     rep.add_argument("results", type=Path, help="a results.jsonl")
     rep.add_argument("--out", type=Path, metavar="DIR", help="where to write (default: beside the file)")
     rep.add_argument("--title", default="Benchmark results")
-    cmp = sub.add_parser("compare", prog="bench.sh compare", help="two results files side by side, with ratios")
+    cmp = sub.add_parser("compare", help="two results files side by side, with ratios")
     cmp.add_argument("a", type=Path, help="results.jsonl A (the baseline)")
     cmp.add_argument("b", type=Path, help="results.jsonl B")
     cmp.add_argument("--out", type=Path, metavar="FILE", help="also write the Markdown to FILE")
-    pre = sub.add_parser("presets", prog="bench.sh presets", help="list the named benchmarks")
+    pre = sub.add_parser("presets", help="list the named benchmarks")
     pre.add_argument("--json", action="store_true", help="as JSON")
     return parser
 
