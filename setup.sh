@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # One-time set-up of a fresh machine (idempotent: re-running skips what is there).
-#   Debian packages: redis-server, load tools (wrk, ab, hey), docker-compose (to validate compose/)
-#   Python: the project with every extra, editable
+#   Debian packages (apt-packages.txt): redis-server, load tools (wrk, ab, hey), docker-compose (to
+#     validate compose/), python3-venv (Debian's python3 has no venv module without it)
+#   Python: the project with every extra, editable, into $PYTHON (default python3), or into the
+#     project's virtualenv .venv where that Python refuses pip (PEP 668: Debian's own python3);
+#     scripts/project-python.sh has the rule, and bench.sh and test.sh pick the same interpreter
 #   Go tools: vegeta (constant-rate load); the Go servers and FerretDB build on first use
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -20,11 +23,25 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if ! python3 -c "import servers, flask, sanic, gevent, pytest" 2>/dev/null \
-   || [ pyproject.toml -nt .build/pip-installed ]; then
-  echo "setup: pip install -e '.[all,test]'"
-  python3 -m pip install -q --disable-pip-version-check -e '.[all,test]'
-  mkdir -p .build && touch .build/pip-installed
+source scripts/project-python.sh
+BASE_PYTHON="$(base_python)"
+PY="$(project_python)"
+if [ "$PY" = "$PROJECT_VENV/bin/python" ]; then
+  # A .venv made from another Python (or whose Python is gone) is made afresh.
+  same='import sys; print(sys.base_prefix, sys.version)'
+  if [ "$("$PY" -c "$same" 2>/dev/null)" != "$("$BASE_PYTHON" -c "$same")" ]; then
+    echo "setup: $BASE_PYTHON refuses pip installs (PEP 668): making the project's virtualenv .venv"
+    "$BASE_PYTHON" -m venv --clear "$PROJECT_VENV"
+    "$PY" -m pip install -q --disable-pip-version-check --upgrade pip
+  fi
+  PIP_STAMP="$PROJECT_VENV/pip-installed"
+else
+  PIP_STAMP=.build/pip-installed
+fi
+if ! "$PY" -c "import servers, flask, sanic, gevent, pytest" 2>/dev/null || [ pyproject.toml -nt "$PIP_STAMP" ]; then
+  echo "setup: pip install -e '.[all,test]' into $PY"
+  "$PY" -m pip install -q --disable-pip-version-check -e '.[all,test]'
+  mkdir -p "$(dirname "$PIP_STAMP")" && touch "$PIP_STAMP"
 fi
 
 GOBIN_DIR="$(go env GOPATH)/bin"
@@ -33,8 +50,8 @@ if ! command -v vegeta >/dev/null && [ ! -x "$GOBIN_DIR/vegeta" ]; then
   go install "$VEGETA"
 fi
 # Built here rather than inside a test's or a benchmark's start-up time limit.
-python3 -m backends.local build
-for name in $(python3 -c "from servers import catalog; print(*catalog.GO_COMMANDS)"); do
-  python3 -c "from servers.run import build_go; build_go('$name')"
+"$PY" -m backends.local build
+for name in $("$PY" -c "from servers import catalog; print(*catalog.GO_COMMANDS)"); do
+  "$PY" -c "from servers.run import build_go; build_go('$name')"
 done
-echo "setup: done (vegeta in $GOBIN_DIR; add it to PATH to use it by hand)"
+echo "setup: done, on $PY (vegeta in $GOBIN_DIR; add it to PATH to use it by hand)"

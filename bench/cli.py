@@ -1,4 +1,4 @@
-"""The command line of bench.sh: run (the default), report, compare, presets."""
+"""The command line of bench.sh: run (the default), report, compare, presets; bare, an overview."""
 from __future__ import annotations
 
 import argparse
@@ -25,6 +25,12 @@ from bench.tools import DEFAULT_TOOL, TOOLS, ToolMissing, Unsupported
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = ("run", "report", "compare", "presets")
 EXIT_USAGE = 2
+
+# The top-level help is run's help (a run's options are what a reader looks for), with the other
+# commands named once, here and in DESCRIPTION.
+USAGE = """bench.sh [run] [options]                     (run is the default command)
+       bench.sh report|compare|presets ...          (each has its own --help)
+       bench.sh                                     (no arguments: what a run would do, not run)"""
 
 DESCRIPTION = """\
 Benchmark any part of the catalog with real load tools (wrk, ab, hey, vegeta) on loopback:
@@ -163,11 +169,12 @@ def add_noise_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="bench.sh", description=DESCRIPTION, epilog=EXAMPLES,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    # Its help is never shown (main() hands -h/--help to run), its usage only with an error.
+    parser = argparse.ArgumentParser(prog="bench.sh")
     sub = parser.add_subparsers(dest="command", metavar="{run,report,compare,presets}")
-    run = sub.add_parser("run", help="benchmark a selection (default)", description=DESCRIPTION.split("\n\n")[0],
-                         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.usage = USAGE  # after add_subparsers, which makes the commands' usage ("bench.sh report") of it
+    run = sub.add_parser("run", help="benchmark a selection (default)", usage=USAGE,
+                         description=DESCRIPTION, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_run_arguments(run)
     rep = sub.add_parser("report", help="regenerate results.md and report.html from a results.jsonl")
     rep.add_argument("results", type=Path, help="a results.jsonl")
@@ -340,6 +347,26 @@ def cmd_run(args: argparse.Namespace, console: Console) -> int:
     return 1 if results and failed == len(results) else 0
 
 
+def print_overview() -> int:
+    """A bare `bench.sh`: what `bench.sh run` would run and how long it takes, and how to start it or less."""
+    parser = build_parser()
+    full = planning.build(settings_from(parser.parse_args(["run"]))[0])
+    quick = planning.build(settings_from(parser.parse_args(["run", "--quick"]))[0])
+
+    def summary(p: planning.Plan) -> str:
+        return (f"{len(p.runs)} runs on {len(p.entries)} stacks with {p.settings.tool}, "
+                f"about {planning.format_duration(p.estimate_s())}")
+
+    print(f"bench.sh run would benchmark every entry of the catalog on every route it serves: {summary(full)}.\n"
+          f"Nothing was started. To start:\n"
+          f"  ./bench.sh run              that whole matrix\n"
+          f"  ./bench.sh --quick          one stack per framework and a Go stack, short runs: {summary(quick)}\n"
+          f"  ./bench.sh presets          the named comparisons and their run time\n"
+          f"  ./bench.sh [run] OPTIONS --dry-run    any selection's plan and expected time, run nothing\n"
+          f"  ./bench.sh --help           every option")
+    return 0
+
+
 # -- report, compare, presets ---------------------------------------------------------------------
 def cmd_report(args: argparse.Namespace, console: Console) -> int:
     results = schema.read(args.results)
@@ -403,7 +430,9 @@ def _raise_interrupt(signum, frame):  # noqa: ARG001
 
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
+    if not argv:
+        sys.exit(print_overview())
+    if argv[0] not in COMMANDS:  # options alone, --help included, are run's
         argv.insert(0, "run")
     args = build_parser().parse_args(argv)
     console = Console(stderr=True, highlight=False, soft_wrap=True)

@@ -7,6 +7,15 @@ import sys
 
 from servers import catalog
 
+# What to do with the catalog once read: the other commands of the package.
+EPILOG = """\
+the other commands:
+  python -m servers.NAME --port 5000          a Python entry (--help: the flags every entry takes)
+  python -m servers.run NAME --port 5000      any entry, Python or Go (Go is built on first use)
+  python -m servers.compose [--check|--list]  write compose/docker-compose.yml from the catalog,
+                                              check it is current, or list its services and URLs
+"""
+
 COLUMNS = ("name", "language", "framework", "server", "model", "workers", "tags", "description", "limits")
 
 
@@ -31,7 +40,8 @@ def markdown_table() -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m servers", description="List the suite's catalog of entrypoints.")
+    parser = argparse.ArgumentParser(prog="python -m servers", description="List the suite's catalog of entrypoints.",
+                                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     form = parser.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="print the catalog as JSON")
     form.add_argument("--markdown", action="store_true", help="print the README's Markdown table")

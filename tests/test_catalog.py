@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -67,3 +68,22 @@ def test_python_m_servers_prints_the_catalog(flag):
     assert done.returncode == 0, done.stderr
     for entry in catalog.ENTRIES:
         assert entry.name in done.stdout
+
+
+def test_catalog_json_is_every_entry_with_its_fields():
+    done = subprocess.run([sys.executable, "-m", "servers", "--json"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    entries = json.loads(done.stdout)
+    assert [e["name"] for e in entries] == [e.name for e in catalog.ENTRIES]
+    for item, entry in zip(entries, catalog.ENTRIES):
+        assert item["module"] == entry.module and item["ops"] == list(entry.ops) and item["tags"] == list(entry.tags)
+        assert item["workers"] == entry.workers  # null: one per core
+        for field in ("language", "framework", "server", "model", "description"):
+            assert item[field] == getattr(entry, field) and item[field], (entry.name, field)
+
+
+def test_python_m_servers_help_names_the_other_commands():
+    done = subprocess.run([sys.executable, "-m", "servers", "--help"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    for command in ("python -m servers.NAME", "python -m servers.run NAME", "python -m servers.compose"):
+        assert command in done.stdout

@@ -16,6 +16,8 @@ TEXT_TYPES = ("text/plain", "text/plain; charset=utf-8")
 JSON_TYPES = ("application/json", "application/json; charset=utf-8")
 HELLO = b"Hello, World!"
 HELLO_JSON = b'{"message":"Hello, World!"}'
+NOT_FOUND = b'{"error":"not found"}'
+METHOD_NOT_ALLOWED = b'{"error":"method not allowed"}'
 ENTRY_NAMES = [e.name for e in catalog.ENTRIES]
 
 
@@ -87,15 +89,19 @@ def test_date_changes(server):
 @pytest.mark.parametrize("path", ["/nope", "/json/extra", "/mongo", "/redis", "/mongo/pooled/"])
 def test_unknown_route_is_404(server, path):
     response, body = server.request(path)
-    assert response.status == 404
-    assert b"Traceback" not in body
+    assert (response.status, body) == (404, NOT_FOUND)
+    assert response.getheader("Content-Type") in JSON_TYPES
+    assert_framing(response, body)
 
 
 @pytest.mark.parametrize("method,path", [("POST", "/"), ("PUT", "/json"), ("DELETE", "/")])
 def test_wrong_method_is_405(server, method, path):
     response, body = server.request(path, method)
-    assert response.status == 405
-    assert b"Traceback" not in body
+    assert (response.status, body) == (405, METHOD_NOT_ALLOWED)
+    assert response.getheader("Content-Type") in JSON_TYPES
+    allowed = {m.strip() for m in response.getheader("Allow", "").split(",")}
+    assert "GET" in allowed and method not in allowed, f"Allow: {response.getheader('Allow')!r}"
+    assert_framing(response, body)
 
 
 @pytest.mark.parametrize("name", ENTRY_NAMES)
