@@ -77,6 +77,7 @@ cmd_start() {
   done
   [ -S "$sock" ] || die "podman system service did not open $sock: $(tail -5 "$state/podman-service.log")"
   echo "DOCKER_HOST=unix://$sock"
+  echo "CONTAINERS_CONF=$CONF"
 }
 
 cmd_stop() {
@@ -141,7 +142,7 @@ cmd_binaries() {
 cmd_clean() {
   write_conf
   local images
-  images=$(cd "$ROOT" && python3 -c "from servers import compose; print(*compose.LOCAL_IMAGES)")
+  images=$(cd "$ROOT" && python3 -c "from servers import compose; print(*compose.LOCAL_IMAGES.values())")
   local image
   for image in $images "$BASE_IMAGE"; do
     podman image exists "$image" && podman rmi -f "$image" >/dev/null
