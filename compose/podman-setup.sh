@@ -4,13 +4,15 @@
 # The compose test calls it (tests/test_compose_run.py); README "Compose" shows it by hand.
 #
 #   podman-setup.sh start STATE_DIR   podman's Docker API on STATE_DIR/podman.sock and a healthcheck
-#                                     loop; prints the DOCKER_HOST line for docker-compose
+#                                     loop; prints DOCKER_HOST=... (for docker-compose) and
+#                                     CONTAINERS_CONF=... (for podman by hand), for `export $(...)`
 #   podman-setup.sh base              the base image refsuite-base: debootstrap of Debian bookworm with
 #                                     python3, python3-venv and redis-server (cached in .build/compose/)
 #   podman-setup.sh binaries          FerretDB and the Go servers built on the host, staged into the
 #                                     build contexts of docker-compose.local.yml (.build/compose/)
 #   podman-setup.sh stop STATE_DIR    stop what start started (the API service, the loop)
-#   podman-setup.sh clean             remove the images docker-compose.local.yml names and dangling layers
+#   podman-setup.sh clean [PROJECT]   remove the images docker-compose.local.yml names, dangling layers,
+#                                     and what compose project PROJECT left (containers, networks)
 #
 # What a sandbox needs beyond a stock podman (each done only for podman processes started here):
 # - no CAP_SYS_RESOURCE: podman's default nofile/nproc limits fail ("error setting rlimit type 7"),
@@ -140,15 +142,22 @@ cmd_binaries() {
 }
 
 cmd_clean() {
+  local project="${1:-}"
   write_conf
+  if [ -n "$project" ]; then  # normally `down` removed them; not when it failed or never ran
+    podman ps -aq --filter "label=com.docker.compose.project=$project" | xargs -r podman rm -f >/dev/null
+    podman network ls -q --filter "label=com.docker.compose.project=$project" | xargs -r podman network rm -f >/dev/null
+  fi
   local images
   images=$(cd "$ROOT" && python3 -c "from servers import compose; print(*compose.LOCAL_IMAGES.values())")
-  local image
+  local image removed=()
   for image in $images "$BASE_IMAGE"; do
-    podman image exists "$image" && podman rmi -f "$image" >/dev/null
+    if podman image exists "$image"; then
+      podman rmi -f "$image" >/dev/null && removed+=("$image")
+    fi
   done
   podman image prune -f >/dev/null
-  echo "podman-setup: removed $images $BASE_IMAGE"
+  echo "podman-setup: removed ${removed[*]:-no image}"
 }
 
 case "${1:-}" in
@@ -156,6 +165,6 @@ case "${1:-}" in
   stop) shift; cmd_stop "$@" ;;
   base) cmd_base ;;
   binaries) cmd_binaries ;;
-  clean) cmd_clean ;;
+  clean) shift; cmd_clean "$@" ;;
   *) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

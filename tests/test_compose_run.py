@@ -115,7 +115,7 @@ def stack(tmp_path_factory, pytestconfig):
                 down = stack.compose("down", "--rmi", "all", "-v", "--remove-orphans", "-t", "5", check=False)
             # Whatever down left (or all of it, when the API service never came up) goes here.
             subprocess.run([SETUP, "stop", state], env=env, timeout=60)
-            subprocess.run([SETUP, "clean"], env=env, timeout=120)
+            subprocess.run([SETUP, "clean", PROJECT], env=env, timeout=120)
         _report(pytestconfig, timings, down)
 
 
