@@ -67,6 +67,8 @@ def _run(argv: list, env: dict[str, str], timeout: float = STEP_TIMEOUT) -> str:
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory, pytestconfig):
+    if os.geteuid() != 0:
+        pytest.fail("the compose test needs root (debootstrap, rootful podman): run `python3 -m pytest -m compose` as root")
     for tool in ("podman", "docker-compose", "debootstrap", "catatonit"):
         if shutil.which(tool) is None:
             pytest.fail(f"{tool} not found: apt-get install podman docker-compose debootstrap catatonit "
