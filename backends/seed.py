@@ -170,6 +170,11 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "index that serves lookups by id there; env POSTGRES_URL (default: the one behind the "
         "FerretDB that `python -m backends.local up` started at --mongo-url, if any)",
     )
+    parser.add_argument(
+        "--only",
+        choices=("mongo", "redis"),
+        help="seed this backend only (compose seeds each backend on its own, so a Redis stack never waits for Mongo)",
+    )
     args = parser.parse_args(argv)
     if args.users < 0:
         parser.error("--users must be >= 0")
@@ -182,16 +187,19 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
-    try:
-        result = seed_mongo(args.mongo_url, args.users, args.postgres_url)
-        gin = f" and a GIN index on (_jsonb->'id') in {args.postgres_url}" if args.postgres_url else ""
-        print(
-            f"mongo {args.mongo_url}: {DB_NAME}.{COLLECTION} ids 1..{args.users}: inserted {result.inserted}, "
-            f"fixed {result.updated}, {result.total} documents; unique index {INDEX_NAME}{gin}"
-        )
-    except (PyMongoError, postgres.PostgresError) as exc:
-        print(f"backends.seed: mongo at {args.mongo_url}: {exc}", file=sys.stderr)
-        return 1
+    if args.only != "redis":
+        try:
+            result = seed_mongo(args.mongo_url, args.users, args.postgres_url)
+            gin = f" and a GIN index on (_jsonb->'id') in {args.postgres_url}" if args.postgres_url else ""
+            print(
+                f"mongo {args.mongo_url}: {DB_NAME}.{COLLECTION} ids 1..{args.users}: inserted {result.inserted}, "
+                f"fixed {result.updated}, {result.total} documents; unique index {INDEX_NAME}{gin}"
+            )
+        except (PyMongoError, postgres.PostgresError) as exc:
+            print(f"backends.seed: mongo at {args.mongo_url}: {exc}", file=sys.stderr)
+            return 1
+    if args.only == "mongo":
+        return 0
     try:
         changed = seed_redis(args.redis_url)
         print(f"redis {args.redis_url}: {REDIS_KEY} = {REDIS_VALUE!r} ({'set' if changed else 'unchanged'})")

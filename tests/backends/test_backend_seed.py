@@ -129,3 +129,22 @@ def test_cli_unreachable_mongo_fails_clearly(free_port) -> None:
     )
     assert result.returncode == 1
     assert "backends.seed: mongo at" in result.stderr
+
+
+@pytest.mark.parametrize("only", ["mongo", "redis"])
+def test_cli_only_seeds_one_backend_and_never_touches_the_other(backends, free_port, only) -> None:
+    # The other backend's URL points at nothing: --only must not even connect to it (compose's
+    # seed-redis runs where no Mongo exists).
+    nowhere = {"mongo": f"mongodb://127.0.0.1:{free_port}/test", "redis": f"redis://127.0.0.1:{free_port}/0"}
+    urls = {"mongo": backends.mongo_url, "redis": backends.redis_url}
+    other = "redis" if only == "mongo" else "mongo"
+    urls[other] = nowhere[other]
+    result = subprocess.run(
+        [sys.executable, "-m", "backends.seed", "--only", only, "--mongo-url", urls["mongo"], "--redis-url", urls["redis"]],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert [line.split()[0] for line in result.stdout.splitlines()] == [only]
