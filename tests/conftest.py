@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from servers import catalog
-from serverproc import SEED_USERS, ServerProcess, free_port
+from serverproc import SEED_USERS, ServerProcess, backend_args, free_port
 
 
 def pytest_collection_modifyitems(config, items):
@@ -31,10 +31,6 @@ def backends(tmp_path_factory):
         yield local
     finally:
         local.down()
-
-
-def backend_args(backends) -> list[str]:
-    return ["--mongo-url", backends.mongo_url, "--redis-url", backends.redis_url]
 
 
 @pytest.fixture(scope="session")

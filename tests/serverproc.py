@@ -28,6 +28,11 @@ def free_port(host: str = "127.0.0.1") -> int:
         return sock.getsockname()[1]
 
 
+def backend_args(backends) -> list[str]:
+    """The flags that point an entry at the test backends (a LocalBackends)."""
+    return ["--mongo-url", backends.mongo_url, "--redis-url", backends.redis_url]
+
+
 def command(name: str, args: list[str]) -> list[str]:
     from servers.run import command as run_command
 

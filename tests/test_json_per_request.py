@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import backend_args
 from servers import catalog
-from serverproc import ServerProcess
+from serverproc import ServerProcess, backend_args
 
 SPY_DIR = Path(__file__).resolve().parent / "json_spy"
 HELLO_JSON = b'{"message":"Hello, World!"}'
