@@ -28,8 +28,9 @@ import zlib
 import pytest
 
 import hostile
-from reltools import (ALL, CLIENT_TIMEOUT_S, CONTRACT_S, HELLO, PRODUCTION, SlowClients, alive, exchange, get,
-                      is_single_threaded, leaks, parse_responses, probe_hello, scaled, seconds, serving_workers, warm)
+from reltools import (ALL, CLIENT_TIMEOUT_S, CONTRACT_S, HELLO, PRODUCTION, RECOVERY_S, SlowClients, alive, exchange,
+                      expected_processes, get, is_single_threaded, leaks, parse_responses, probe_hello, scaled,
+                      seconds, serving_workers, wait_for_workers, warm)
 from servers import catalog
 
 pytestmark = pytest.mark.reliability
@@ -146,6 +147,8 @@ def test_hostile_requests_are_refused_not_crashing(name, start_server, results):
     entry = catalog.get(name)
     server = start_server(name)
     warm(server)
+    # The ready line comes once the socket accepts: a supervisor may still be forking its last worker.
+    wait_for_workers(server, expected_processes(server), RECOVERY_S)
     workers_before = serving_workers(server)
     total = scaled(HOSTILE_REQUESTS, minimum=300)
     cases = hostile.barrage(total, seed=zlib.crc32(name.encode()))
