@@ -28,7 +28,8 @@ DEBUG_SWITCHES = [
     re.compile(p) for p in (
         r"\bdebug\s*=\s*True\b", r"\buse_reloader\s*=\s*True\b", r"\buse_debugger\s*=\s*True\b",
         r"\b(auto_?)?reload\s*=\s*True\b", r"\bautoreload\s*=\s*True\b", r"\bDebuggedApplication\b",
-        r"\buse_evalex\s*=\s*True\b", r"\bDEBUG\s*=\s*True\b", r"--reload\b", r"\bdebug\s*=\s*1\b",
+        r"\buse_evalex\s*=\s*True\b", r"\bDEBUG\s*=\s*True\b", r"\bdebug\s*=\s*1\b",
+        r"--reload(?![\w-])",  # the flag itself, not uWSGI's --reload-mercy (a grace on stop)
         r"\bPYTHONDEVMODE\b", r"gin\.SetMode\(gin\.DebugMode\)", r"\.Debug\s*=\s*true\b",
         r"net/http/pprof", r"\bexpvar\b",
     )
