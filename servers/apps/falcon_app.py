@@ -11,6 +11,7 @@ import functools
 import json
 
 import falcon
+import falcon.asgi
 import falcon.media
 
 from backends.errors import BackendUnavailable
@@ -39,7 +40,7 @@ class UserResource:
         user_id = parse_user_id(raw_id)
         if user_id is None:
             raise falcon.HTTPNotFound()
-        resp.media = _found(self._find_user(user_id))
+        resp.media = found(self._find_user(user_id))
 
 
 class NameResource:
@@ -47,16 +48,16 @@ class NameResource:
         self._get_name = get_name
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = _found(self._get_name())
+        resp.media = found(self._get_name())
 
 
-def _found(value: dict | None) -> dict:
+def found(value: dict | None) -> dict:
     if value is None:
         raise falcon.HTTPNotFound()
     return value
 
 
-def _serialize_error(req: falcon.Request, resp: falcon.Response, error: falcon.HTTPError) -> None:
+def serialize_error(req: falcon.Request, resp: falcon.Response, error: falcon.HTTPError) -> None:
     """Every HTTPError (Falcon's own 404/405/500 included) as {"error": ...}; Falcon adds its headers."""
     resp.content_type = falcon.MEDIA_JSON
     resp.media = {"error": contract.error_message(error.status_code)}
@@ -66,19 +67,26 @@ def _backend_unavailable(req: falcon.Request, resp: falcon.Response, error: Back
     raise falcon.HTTPServiceUnavailable()
 
 
-def create_app(options: Options) -> falcon.App:
-    ops = SyncOperations(options)
-    app = falcon.App()
+def configure(app: falcon.App | falcon.asgi.App, ops, resources: tuple, backend_unavailable) -> None:
+    """What Falcon's WSGI and ASGI apps share: compact JSON, the contract's routes, error handling.
+    resources: the interface's (HelloResource, JSONResource, UserResource, NameResource)."""
+    hello, hello_json, user, name = resources
     compact = falcon.media.JSONHandler(dumps=functools.partial(json.dumps, separators=(",", ":")))
     app.resp_options.media_handlers[falcon.MEDIA_JSON] = compact
-    app.add_route("/", HelloResource())
-    app.add_route("/json", JSONResource())
-    app.add_route("/mongo/pooled/{raw_id}", UserResource(ops.mongo_pooled))
-    app.add_route("/mongo/per-request/{raw_id}", UserResource(ops.mongo_per_request))
-    app.add_route("/redis/pooled", NameResource(ops.redis_pooled))
-    app.add_route("/redis/per-request", NameResource(ops.redis_per_request))
-    # Unhandled exceptions: Falcon's default handler logs the traceback to wsgi.errors (stderr)
-    # and answers HTTPInternalServerError, through the serializer below.
-    app.add_error_handler(BackendUnavailable, _backend_unavailable)
-    app.set_error_serializer(_serialize_error)
+    app.add_route("/", hello())
+    app.add_route("/json", hello_json())
+    app.add_route("/mongo/pooled/{raw_id}", user(ops.mongo_pooled))
+    app.add_route("/mongo/per-request/{raw_id}", user(ops.mongo_per_request))
+    app.add_route("/redis/pooled", name(ops.redis_pooled))
+    app.add_route("/redis/per-request", name(ops.redis_per_request))
+    # Unhandled exceptions: Falcon's default handler logs the traceback (wsgi.errors or the ASGI
+    # server's log) and answers HTTPInternalServerError, through the serializer below.
+    app.add_error_handler(BackendUnavailable, backend_unavailable)
+    app.set_error_serializer(serialize_error)
+
+
+def create_app(options: Options) -> falcon.App:
+    app = falcon.App()
+    configure(app, SyncOperations(options), (HelloResource, JSONResource, UserResource, NameResource),
+              _backend_unavailable)
     return app

@@ -9,16 +9,14 @@ The pooled clients are made lazily inside the worker's event loop by the backend
 """
 from __future__ import annotations
 
-import functools
-import json
 
 import falcon
 import falcon.asgi
-import falcon.media
 
 from backends.errors import BackendUnavailable
 from backends.ids import parse_user_id
 from servers.apps import contract
+from servers.apps.falcon_app import configure, found
 from servers.apps.operations import AsyncOperations
 from servers.options import Options
 
@@ -42,7 +40,7 @@ class UserResource:
         user_id = parse_user_id(raw_id)
         if user_id is None:
             raise falcon.HTTPNotFound()
-        resp.media = _found(await self._find_user(user_id))
+        resp.media = found(await self._find_user(user_id))
 
 
 class NameResource:
@@ -50,19 +48,7 @@ class NameResource:
         self._get_name = get_name
 
     async def on_get(self, req: falcon.asgi.Request, resp: falcon.asgi.Response) -> None:
-        resp.media = _found(await self._get_name())
-
-
-def _found(value: dict | None) -> dict:
-    if value is None:
-        raise falcon.HTTPNotFound()
-    return value
-
-
-def _serialize_error(req: falcon.asgi.Request, resp: falcon.asgi.Response, error: falcon.HTTPError) -> None:
-    """Every HTTPError (Falcon's own 404/405/500 included) as {"error": ...}; Falcon adds its headers."""
-    resp.content_type = falcon.MEDIA_JSON
-    resp.media = {"error": contract.error_message(error.status_code)}
+        resp.media = found(await self._get_name())
 
 
 async def _backend_unavailable(req, resp, error: BackendUnavailable, params) -> None:
@@ -70,16 +56,7 @@ async def _backend_unavailable(req, resp, error: BackendUnavailable, params) -> 
 
 
 def create_app(options: Options) -> falcon.asgi.App:
-    ops = AsyncOperations(options)
     app = falcon.asgi.App()
-    compact = falcon.media.JSONHandler(dumps=functools.partial(json.dumps, separators=(",", ":")))
-    app.resp_options.media_handlers[falcon.MEDIA_JSON] = compact
-    app.add_route("/", HelloResource())
-    app.add_route("/json", JSONResource())
-    app.add_route("/mongo/pooled/{raw_id}", UserResource(ops.mongo_pooled))
-    app.add_route("/mongo/per-request/{raw_id}", UserResource(ops.mongo_per_request))
-    app.add_route("/redis/pooled", NameResource(ops.redis_pooled))
-    app.add_route("/redis/per-request", NameResource(ops.redis_per_request))
-    app.add_error_handler(BackendUnavailable, _backend_unavailable)
-    app.set_error_serializer(_serialize_error)
+    configure(app, AsyncOperations(options), (HelloResource, JSONResource, UserResource, NameResource),
+              _backend_unavailable)
     return app
