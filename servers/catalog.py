@@ -85,6 +85,9 @@ CAVEATS: dict[str, str] = {
                         "ASGI app refuses such a scope by raising: uvicorn answers them 500, not 400",
     "slow-clients-uwsgi": "a slow client holds a whole worker (--http-socket reads the request in the worker): "
                           "deploy behind nginx with the uwsgi protocol, as uWSGI's docs say",
+    "silent-connections": "gunicorn 27's gthread worker hands each new connection to a pool thread that waits up "
+                          "to 5 s for its first bytes: more silent connections (browser pre-connects, a load "
+                          "tool's spare dials) than threads stall every other client meanwhile",
     "reuseport-kill-resets": "each worker listens on its own SO_REUSEPORT socket: when one dies, the connections "
                              "queued on its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1)",
 }
@@ -164,6 +167,7 @@ _WSGI_SERVERS: dict[str, dict] = {
                      description="gunicorn sync workers, one request per worker process at a time",
                      caveats=("slow-clients",)),
     "gunicorn_gthread": dict(server="gunicorn-gthread", model="threads", workers=None,
+                             caveats=("silent-connections",),
                              description="gunicorn gthread workers, a thread pool per process"),
     "gunicorn_gevent": dict(server="gunicorn-gevent", model="greenlets", workers=None,
                             description="gunicorn gevent workers, a greenlet per connection",

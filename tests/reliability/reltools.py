@@ -603,6 +603,7 @@ class Results:
         ("postgres (under FerretDB) 503 window / recovery", lambda n, r: _fault(r.get("fault_postgres"))),
         ("hostile tried (bad)", lambda n, r: _hostile(r)),
         ("slowloris", lambda n, r: r.get("slowloris", "")),
+        ("silent connections", lambda n, r: r.get("silent", "")),
         ("dev-only limitation", lambda n, r: r.get("limitation", "")),
     )
 
@@ -645,7 +646,9 @@ def _load(value) -> str:
 def _rss(value) -> str:
     if not value:
         return ""
-    return f"{value['after_small_mib']:.0f}→{value['after_large_mib']:.0f} MiB ({value['growth_pct']:+.1f}%)"
+    stalled = value.get("client_timeouts")
+    return (f"{value['after_small_mib']:.0f}→{value['after_large_mib']:.0f} MiB ({value['growth_pct']:+.1f}%)"
+            + (f", {stalled} client timeouts" if stalled else ""))
 
 
 def _seconds(value) -> str:

@@ -17,11 +17,15 @@ Requests are counted per stack (pipelined ones each) and recorded with statuses 
 
 Slow headers (slowloris) are separate: a few connections for a few seconds must not stall a good
 client of a production stack (dev-only stacks assert the opposite in test_reliability_dev_only).
+So are silent connections (connected, nothing sent: a browser's pre-connects, a load tool's spare
+dials): more of them than a thread-pool server has threads must not stall a good client either.
 """
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
+import socket
 import time
 import zlib
 
@@ -37,6 +41,8 @@ pytestmark = pytest.mark.reliability
 
 HOSTILE_REQUESTS = 10_000  # per stack, x RELIABILITY_SCALE
 SLOW_CLIENTS = 8
+# More than the threads of a thread-pool stack here (gunicorn gthread: 16 per worker, 2 workers).
+SILENT_CONNECTIONS = 64
 # What RFC 9110/9112 tell a server to answer to an unrecognized method or transfer coding (501) and
 # to an HTTP version it does not speak (505): a refusal of the request, not a failure of the server.
 # The apps never produce them (servers/apps/contract.py has 404, 405, 500 and 503 only).
@@ -206,3 +212,26 @@ def test_slow_headers_do_not_stall_other_clients(name, start_server, results):
     assert alive(server)
     assert not failures, (f"{len(failures)} of {probes} GET / failed while {SLOW_CLIENTS} clients sent slow "
                           f"headers: {sorted(set(failures))}")
+
+
+@pytest.mark.parametrize("name", PRODUCTION)
+def test_silent_connections_do_not_stall_other_clients(name, start_server, results):
+    """SILENT_CONNECTIONS connections that connect and send nothing, held for 3 s (a browser's
+    pre-connects do this); meanwhile every fresh `GET /` must be answered within the contract's 2 s."""
+    server = start_server(name)
+    warm(server)
+    failures, probes = [], 0
+    with contextlib.ExitStack() as held:
+        for _ in range(SILENT_CONNECTIONS):
+            held.enter_context(socket.create_connection(("127.0.0.1", server.port), timeout=CONTRACT_S))
+        ends = time.monotonic() + 3.0
+        while time.monotonic() < ends:
+            error = asyncio.run(probe_hello(server.port, timeout=CONTRACT_S))
+            probes += 1
+            if error:
+                failures.append(error)
+            time.sleep(0.2)
+    results.record(name, silent=f"{probes - len(failures)}/{probes} GET / ok")
+    assert alive(server)
+    assert not failures, (f"{len(failures)} of {probes} GET / failed while {SILENT_CONNECTIONS} connections "
+                          f"sent nothing: {sorted(set(failures))}")

@@ -93,10 +93,19 @@ def test_rss_flat_from_5k_to_50k_requests(name, start_server, results):
     small = scaled(5_000, minimum=5_000)
     large = scaled(50_000, minimum=2 * small)
 
+    # hey's spare dials are silent connections: on a stack with that caveat a few requests wait past
+    # the client timeout behind them (test_silent_connections_... shows it); counted, not failed here.
+    silent_stalls_expected = "silent-connections" in entry.caveats
+    stalled = 0
+
     def drive(count: int) -> None:
+        nonlocal stalled
         for path in paths:
             got = hey(server.url + path, count // 2, keepalive=entry.keepalive)
-            assert not got.errors and set(got.statuses) == {200}, (path, got.statuses, got.errors)
+            errors = dict(got.errors)
+            if silent_stalls_expected:
+                stalled += sum(errors.pop(error) for error in list(errors) if "Client.Timeout exceeded" in error)
+            assert not errors and set(got.statuses) == {200}, (path, got.statuses, got.errors)
 
     drive(small)
     time.sleep(0.5)
@@ -106,7 +115,8 @@ def test_rss_flat_from_5k_to_50k_requests(name, start_server, results):
     after_large = tree_rss(server)
     growth = after_large / after_small - 1
     results.record(name, rss={"after_small_mib": after_small / 2**20, "after_large_mib": after_large / 2**20,
-                              "growth_pct": 100 * growth, "small": small, "large": large})
+                              "growth_pct": 100 * growth, "small": small, "large": large,
+                              "client_timeouts": stalled})
     assert alive(server)
     assert growth <= RSS_GROWTH_LIMIT, (f"{name}: RSS {after_small / 2**20:.1f} MiB after {small} requests, "
                                         f"{after_large / 2**20:.1f} MiB after {large} (+{100 * growth:.1f}%)")
