@@ -147,8 +147,12 @@ def test_pooled_connections_stay_bounded_under_200_concurrent_requests(server, b
     # The first burst fills the pools: the drivers open at most 2 connections at a time
     # (maxConnecting), so on a busy machine some of its requests may wait out the 1 s backend
     # timeout. The bound on connections holds for it too; the answers are judged on full pools.
-    burst(200)
-    outcomes = burst(600)
+    outcomes = burst(200)
+    if not entry.dev_only:
+        # A dev-only stack answers one request at a time behind a backlog of 5 (its catalogued
+        # limitation): the dropped connections' SYN retries make each burst take tens of seconds,
+        # and the one burst already shows the bound.
+        outcomes = burst(600)
     if service == "mongo" and workers == 1 and entry.model in ("asyncio", "reactor") and 503 in outcomes:
         # One event loop serving 200 connections, beside FerretDB, PostgreSQL and this client's 200
         # threads on 2 cores: a lookup now and then waits past the 1 s backend timeout (1 in 600
@@ -156,7 +160,8 @@ def test_pooled_connections_stay_bounded_under_200_concurrent_requests(server, b
         pytest.xfail(f"single event loop, 200 concurrent Mongo lookups on 2 cores: {outcomes.count(503)} 503")
     tally = {o: outcomes.count(o) for o in set(outcomes)}
     if entry.dev_only:
-        assert tally.get(200, 0) > 0 and set(tally) <= {200, "TimeoutError", "ConnectionResetError",
+        # 503: its one burst is also the one that fills the pool (see above)
+        assert tally.get(200, 0) > 0 and set(tally) <= {200, 503, "TimeoutError", "ConnectionResetError",
                                                         "ConnectionRefusedError", "RemoteDisconnected"}, tally
     else:
         assert tally == {200: len(outcomes)}, tally
