@@ -13,8 +13,8 @@ from urllib.parse import urlsplit
 from rich.console import Console
 from rich.markup import escape
 
-from servers import catalog
-from servers.catalog import Entry
+from servers.core import catalog
+from servers.core.catalog import Entry
 
 from bench import compare, noise, plan as planning, presets, reports, rounds, schema, selection
 from bench.procs import interrupt

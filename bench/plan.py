@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from servers import catalog
-from servers.catalog import Entry
+from servers.core import catalog
+from servers.core.catalog import Entry
 
 from bench import selection
 from bench.tools import DEFAULT_TOOL

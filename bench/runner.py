@@ -19,7 +19,7 @@ from bench.procs import run_bounded
 from bench.progress import Progress
 from bench.sampler import TreeSampler
 from bench.schema import Result
-from bench.server import LocalServer, ServerFailed, free_port
+from bench.server import LocalServer, ServerFailed
 from bench.services import BackendsFailed, BackendSession
 from bench.tools import LoadSpec, Tool
 from bench.tools import get as get_tool

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import fnmatch
 
-from servers import catalog
-from servers.catalog import Entry
+from servers.core import catalog
+from servers.core.catalog import Entry
 
 KINDS = ("name", "tag", "language", "framework", "server", "model")
 

@@ -10,7 +10,7 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
-from servers import catalog
+from servers.core import catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 GO_MOD = ROOT / "servers" / "go" / "go.mod"

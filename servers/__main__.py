@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from servers import catalog
+from servers.core import catalog
 
 # What to do with the catalog once read: the other commands of the package.
 EPILOG = """\

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from bench.contract import fetch, verify
-from servers import catalog, compose
+from servers.core import catalog, compose_model as compose
 from serverproc import free_port
 
 pytestmark = [pytest.mark.compose, pytest.mark.timeout(900)]

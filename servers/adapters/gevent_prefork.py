@@ -11,7 +11,7 @@ from typing import Callable
 
 from servers.adapters import prefork
 from servers.adapters.shutdown import GRACE_SECONDS, STOP_SIGNALS
-from servers.options import Options
+from servers.core.options import Options
 
 
 def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:

@@ -18,7 +18,7 @@ from servers.adapters.loading import build_app
 from servers.adapters.shutdown import GRACE_SECONDS, STOP_SIGNALS
 from servers.adapters.sizing import THREADS_PER_WORKER
 from servers.adapters.wsgi_headers import with_default_headers
-from servers.options import Options
+from servers.core.options import Options
 
 
 def serve_native(app_path: str, options: Options, ready: Callable[[], None]) -> None:

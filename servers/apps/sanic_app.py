@@ -8,7 +8,7 @@ drivers. create_app runs in every worker (Sanic spawns them and rebuilds the app
 Sanic sends neither Date nor Server, and the contract (HTTP/1.1 for Date) wants both. The
 cheapest place Sanic offers is one response middleware: with none, Sanic skips its middleware
 step; this one costs an await and two header sets per request, the Date string being formatted
-once per second (servers.http_date). Under an ASGI server (create_asgi_app: Sanic's app is an
+once per second (servers.core.http_date). Under an ASGI server (create_asgi_app: Sanic's app is an
 ASGI app too) the server sends both, so that app has no such middleware.
 """
 from __future__ import annotations
@@ -23,8 +23,8 @@ from backends.errors import BackendUnavailable
 from backends.ids import parse_user_id
 from servers.apps import contract
 from servers.apps.operations import AsyncOperations
-from servers.http_date import http_date
-from servers.options import Options
+from servers.core.http_date import http_date
+from servers.core.options import Options
 
 log = logging.getLogger(__name__)
 APP_NAME = "refsuite"

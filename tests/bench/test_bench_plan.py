@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from servers import catalog
+from servers.core import catalog
 
 from bench import pinning, plan, presets, selection
 from bench.tools import LoadSpec, Unsupported, get, vegeta

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from servers import catalog
+from servers.core import catalog
 
 from bench import aggregate, compare, html, markdown, schema
 from bench.schema import Result

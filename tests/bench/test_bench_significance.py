@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from servers import catalog
+from servers.core import catalog
 
 from bench import aggregate, compare, html, markdown, noise, plan, rounds, schema
 from bench.schema import Result

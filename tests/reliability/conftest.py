@@ -11,7 +11,7 @@ import pytest
 
 from reltools import RESULTS, SCALE, SECONDS
 from serverproc import ServerProcess
-from servers import catalog
+from servers.core import catalog
 
 
 @pytest.fixture(scope="session")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import psutil
 
-from servers import catalog
+from servers.core import catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -122,10 +122,6 @@ def serving_workers(server) -> set[int]:
     return children or pids
 
 
-def ready_workers(server) -> int:
-    return int(server.ready_line.rsplit("(", 1)[1].split(",")[1].split()[0])
-
-
 def expected_processes(server) -> int:
     """Processes that serve once the stack is up: the announced workers for the pre-forked Python
     stacks; one for Go (its workers are GOMAXPROCS threads) and for werkzeug's forking server
@@ -133,7 +129,7 @@ def expected_processes(server) -> int:
     entry = catalog.get(server.name)
     if entry.language == "go" or entry.server == "werkzeug-processes":
         return 1
-    return ready_workers(server)
+    return server.ready.workers
 
 
 def alive(server) -> bool:

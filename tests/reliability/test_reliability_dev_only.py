@@ -28,7 +28,7 @@ import psutil
 import pytest
 
 from reltools import CONTRACT_S, DEV_ONLY, SlowClients, listen_backlog, parse_responses, probe_hello, scaled, warm
-from servers import catalog
+from servers.core import catalog
 
 pytestmark = pytest.mark.reliability
 

@@ -33,9 +33,8 @@ import time
 import pytest
 
 from reltools import (PRODUCTION, RECOVERY_S, RESPAWNING, SECONDS, alive, expected_processes, get, hey,
-                      ready_workers, scaled,
-                      serving_workers, tree_rss, wait_for_workers, warm, wrk)
-from servers import catalog
+                      scaled, serving_workers, tree_rss, wait_for_workers, warm, wrk)
+from servers.core import catalog
 
 pytestmark = pytest.mark.reliability
 
@@ -126,7 +125,7 @@ def test_rss_flat_from_5k_to_50k_requests(name, start_server, results):
 def test_killed_worker_is_replaced(name, start_server, results):
     server = start_server(name)
     warm(server)
-    expected = ready_workers(server)
+    expected = server.ready.workers
     wait_for_workers(server, expected, RECOVERY_S)
     before = serving_workers(server)
     assert len(before) == expected > 1, f"{name}: {len(before)} workers hold the socket, {expected} announced"

@@ -7,8 +7,9 @@ not serve (`pip install '.[flask]'` alone runs the Flask stacks).
 """
 from __future__ import annotations
 
-import os
 from dataclasses import asdict, dataclass
+
+from servers.core.cores import usable_cores
 
 # Operations of the route contract: name -> path template ({id} is a user id).
 OPERATIONS: dict[str, str] = {
@@ -138,14 +139,6 @@ class Entry:
 
     def as_dict(self) -> dict:
         return {**asdict(self), "module": self.module, "families": list(self.families)}
-
-
-def usable_cores() -> int:
-    """Cores this process may run on (respects taskset and cpusets, unlike os.cpu_count)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
 
 
 def _dev_only(reason: str) -> dict:

@@ -14,9 +14,9 @@ import socket
 import sys
 from typing import Callable, NoReturn
 
-from servers import catalog
+from servers.core import catalog, ready_line
 from servers.adapters.loading import import_string
-from servers.options import Options
+from servers.core.options import Options
 
 EXIT_USAGE = 2
 
@@ -88,8 +88,8 @@ def check_port_free(host: str, port: int) -> None:
 
 
 def announcement(options: Options) -> str:
-    """The ready line: tests and the benchmark wait for it instead of sleeping."""
-    return f"listening on {options.url} ({options.name}, {options.workers} workers)"
+    """The ready line (servers.core.ready_line): tests and the benchmark wait for it instead of sleeping."""
+    return ready_line.announcement(options.url, options.name, options.workers)
 
 
 def announce(options: Options) -> None:
