@@ -20,6 +20,7 @@ from bench.progress import Progress
 from bench.sampler import TreeSampler
 from bench.schema import Result
 from bench.server import LocalServer, ServerFailed
+from servers.core.start import free_port
 from bench.services import BackendsFailed, BackendSession
 from bench.tools import LoadSpec, Tool
 from bench.tools import get as get_tool

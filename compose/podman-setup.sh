@@ -149,7 +149,7 @@ cmd_clean() {
     podman network ls -q --filter "label=com.docker.compose.project=$project" | xargs -r podman network rm -f >/dev/null
   fi
   local images
-  images=$(cd "$ROOT" && python3 -c "from servers.core import compose_model as compose; print(*compose.LOCAL_IMAGES.values())")
+  images=$(cd "$ROOT" && python3 -c "from servers.core import compose_model; print(*compose_model.LOCAL_IMAGES.values())")
   local image removed=()
   for image in $images "$BASE_IMAGE"; do
     if podman image exists "$image"; then

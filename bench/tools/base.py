@@ -60,7 +60,7 @@ class Tool:
     supports_closed_loop = True
 
     def binary(self) -> str:
-        found = shutil.which(self.binary_name)
+        found = find_binary(self.binary_name)
         if found:
             return found
         raise ToolMissing(f"{self.binary_name} not found: {self.install}")
@@ -105,6 +105,35 @@ class Tool:
 
     def discard(self, spec: LoadSpec) -> None:
         """Drop the output files of a run whose numbers are not wanted (a warm-up)."""
+
+
+def go_bin_dirs() -> list[Path]:
+    dirs = []
+    if os.environ.get("GOBIN"):
+        dirs.append(Path(os.environ["GOBIN"]))
+    gopath = os.environ.get("GOPATH")
+    if not gopath and shutil.which("go"):
+        try:
+            gopath = subprocess.run(["go", "env", "GOPATH"], capture_output=True, text=True,
+                                    timeout=10).stdout.strip()
+        except (OSError, subprocess.TimeoutExpired):
+            gopath = ""
+    if gopath:
+        dirs += [Path(p) / "bin" for p in gopath.split(os.pathsep) if p]
+    dirs.append(Path.home() / "go" / "bin")
+    return dirs
+
+
+def find_binary(name: str) -> str | None:
+    """`name` on PATH, else in Go's bin directories (where `go install` puts vegeta and hey)."""
+    found = shutil.which(name)
+    if found:
+        return found
+    for directory in go_bin_dirs():
+        candidate = directory / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
 
 
 def run_version(argv: list[str]) -> str:
