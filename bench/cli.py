@@ -225,8 +225,7 @@ def settings_from(args: argparse.Namespace) -> tuple[planning.Settings, list[Ent
         names = [e.name for e in selection.select_entries(args.servers)] if args.servers else []
         if len(names) > 1:
             raise UsageError("--target benchmarks one server: give --servers one name (or none)")
-        s.target_name = names[0] if names else ""
-        target_entries = [target_entry(s.target_name or None, s.target)]
+        target_entries = [target_entry(names[0] if names else None, s.target)]
         s.servers = [target_entries[0].name]
         s.ops = selection.select_ops(args.ops or "hello,json")
     else:

@@ -80,9 +80,3 @@ def select_ops(spec: str | list[str] | None) -> list[str]:
     return [op for op in catalog.OPERATIONS if op in wanted]
 
 
-def backend_of(operation: str) -> str | None:
-    """'mongo', 'redis' or None: the backend service an operation needs."""
-    for family, ops in catalog.FAMILIES.items():
-        if operation in ops and family != "hello":
-            return family
-    return None

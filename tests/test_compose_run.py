@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.contract import fetch, verify
+from bench.verify import fetch, verify
 from servers.core import catalog, compose_model as compose
 from serverproc import free_port
 

@@ -7,6 +7,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench import defaults
 from bench.schema import Measurement
 
 
@@ -24,14 +25,14 @@ class LoadSpec:
 
     base_url: str
     path: str
-    connections: int = 50
+    connections: int = defaults.CONNECTIONS
     threads: int | None = None
-    duration_s: float = 10.0
+    duration_s: float = defaults.DURATION_S
     requests: int | None = None  # ab (and hey): a request count instead of a duration
     rate: float | None = None  # vegeta: constant request rate (open loop)
     keepalive: bool = True
-    timeout_s: float = 5.0
-    users: int = 1000  # ids are drawn over 1..users
+    timeout_s: float = defaults.TIMEOUT_S
+    users: int = defaults.USERS  # ids are drawn over 1..users
     fixed_id: int = 1  # the id of tools that send one URL only
     workdir: Path = Path(".")
     stem: str = "run"  # file name prefix of scripts, targets and outputs in workdir
@@ -80,9 +81,6 @@ class Tool:
             raise Unsupported(f"{self.name} needs --rate")
         if spec.connections < 1:
             raise Unsupported("--connections must be at least 1")
-
-    def loop(self, spec: LoadSpec) -> str:
-        return "open" if spec.rate else "closed"
 
     def ids(self, spec: LoadSpec) -> str:
         if not spec.has_id:

@@ -21,6 +21,7 @@ from sanic.response import HTTPResponse, json, text
 
 from backends.errors import BackendUnavailable
 from backends.ids import parse_user_id
+from servers.adapters.shutdown import GRACE_SECONDS
 from servers.apps import contract
 from servers.apps.operations import AsyncOperations
 from servers.core.http_date import http_date
@@ -46,7 +47,7 @@ def _user_id(raw_id: str) -> int:
 def create_app(options: Options, *, own_server: bool = True) -> Sanic:
     app = Sanic(APP_NAME, configure_logging=False)
     app.config.ACCESS_LOG = False
-    app.config.GRACEFUL_SHUTDOWN_TIMEOUT = 3.0  # SIGTERM must stop within 5 s
+    app.config.GRACEFUL_SHUTDOWN_TIMEOUT = GRACE_SECONDS  # SIGTERM must stop within 5 s
     ops = AsyncOperations(options)
 
     @app.get("/")

@@ -32,8 +32,7 @@ GO_BIN_DIR = "/app/bin"
 CONTAINER_PORT = 8000
 MONGO_URL = "mongodb://mongo:27017/test"
 REDIS_URL = "redis://redis:6379/0"
-BACKEND_OF = {"hello": None, "mongo": "mongo", "redis": "redis"}
-SEED_OF = {"mongo": "seed-mongo", "redis": "seed-redis"}
+SEED_OF = {backend: f"seed-{backend}" for backend in catalog.BACKENDS}
 PROBE = {"interval": "2s", "timeout": "5s", "retries": 30, "start_period": "10s"}
 
 # The override's images, all on the debootstrap base (compose/podman-setup.sh base). The FerretDB
@@ -79,7 +78,7 @@ def service_command(entry_name: str, family: str, host: str, port: int | str,
     argv = [*exe, "--host", host, "--port", str(port)]
     if workers is not None:
         argv += ["--workers", str(workers)]
-    backend = BACKEND_OF[family]
+    backend = catalog.FAMILY_BACKENDS[family]
     if backend == "mongo" and mongo_url:
         argv += ["--mongo-url", mongo_url]
     if backend == "redis" and redis_url:
@@ -143,7 +142,7 @@ def model(output: Path = DEFAULT_OUTPUT) -> dict:
                    "ports": [f"127.0.0.1:${{{port_variable(name)}:-{port}}}:{CONTAINER_PORT}"],
                    **LIMITS,
                    "labels": {"refsuite.entry": entry.name, "refsuite.family": family}}
-        backend = BACKEND_OF[family]
+        backend = catalog.FAMILY_BACKENDS[family]
         if backend:
             service["depends_on"] = {backend: healthy,
                                      SEED_OF[backend]: {"condition": "service_completed_successfully"}}

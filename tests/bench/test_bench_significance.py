@@ -134,7 +134,8 @@ def session() -> list[Result]:
 def test_report_states_the_scheme_the_noise_and_the_significance(tmp_path):
     results = session()
     path = tmp_path / "results.jsonl"
-    schema.write(path, results)
+    for r in results:
+        schema.append(path, r)
     assert schema.read(path) == results  # the new fields round-trip
     md = results_md.render(results)
     assert "- repeats: 3 interleaved rounds" in md and "bootstrap interval" in md
@@ -157,7 +158,7 @@ def test_ranked_pairs_need_repeats_and_skip_other_configurations():
     single = [result("nethttp", 40_000, 0, 1), result("sanic", 10_000, 0, 1),
               result("sanic", 5_000, 0, 1, keepalive=False)]
     pairs = ranked_pairs(aggregate.rows(single))
-    assert [(a.label, b.label) for a, b, _ in pairs] == [("nethttp", "sanic")]  # close is another configuration
+    assert [(a.first.entrypoint, b.first.entrypoint) for a, b, _ in pairs] == [("nethttp", "sanic")]  # close is another configuration
     assert pairs[0][2].verdict_text() == NEEDS
     md = results_md.render(single)
     assert "Are the differences" not in md and "interleaved" not in md  # no repeats: no section, no scheme
