@@ -26,7 +26,7 @@ def _worker(app_path: str, options: Options, sock: socket.socket) -> None:
     import gevent.socket
     from gevent.pywsgi import WSGIHandler, WSGIServer
 
-    from servers.adapters.loading import build_app
+    from servers.core.loading import build_app
 
     class Handler(WSGIHandler):
         def handle(self) -> None:

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from gunicorn.app.base import BaseApplication
 
-from servers.adapters.loading import build_app
+from servers.core.loading import build_app
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
 from servers.core.options import Options

@@ -13,7 +13,7 @@ import socket
 from typing import Callable
 
 from servers.adapters import prefork
-from servers.adapters.loading import build_app
+from servers.core.loading import build_app
 from servers.adapters.shutdown import exit_deadline, on_stop_signal
 from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
 from servers.core.options import Options

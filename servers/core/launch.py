@@ -16,7 +16,7 @@ from typing import Callable, NoReturn
 
 from backends import DEFAULT_MONGO_URL, DEFAULT_REDIS_URL
 from servers.core import catalog, ready_line
-from servers.adapters.loading import import_string
+from servers.core.loading import import_string
 from servers.core.options import Options
 
 EXIT_USAGE = 2
