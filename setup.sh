@@ -51,7 +51,7 @@ if ! command -v vegeta >/dev/null && [ ! -x "$GOBIN_DIR/vegeta" ]; then
 fi
 # Built here rather than inside a test's or a benchmark's start-up time limit.
 "$PY" -m backends.local build
-for name in $("$PY" -c "from servers import catalog; print(*catalog.GO_COMMANDS)"); do
-  "$PY" -c "from servers.run import build_go; build_go('$name')"
+for name in $("$PY" -c "from servers.core import catalog; print(*catalog.GO_COMMANDS)"); do
+  "$PY" -c "from servers.core.start import build_go; build_go('$name')"
 done
 echo "setup: done, on $PY (vegeta in $GOBIN_DIR; add it to PATH to use it by hand)"

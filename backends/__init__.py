@@ -9,3 +9,4 @@ DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 DB_NAME = "test"
 COLLECTION = "user"
 REDIS_KEY = "name"
+DEFAULT_USERS = 10_000  # users 1..N are seeded: TechEmpower's World table

@@ -1,4 +1,5 @@
-"""Build the Go programs that live under backends/ (each its own Go module) into .build/.
+"""Build the suite's Go programs into .build/: backends/ferretdb, backends/mongoloop and the Go
+servers (servers/go, one module with a command per framework).
 
 One function for all of them: built if missing or older than its sources, under a lock, renamed
 into place, so that concurrent test runs and benchmarks share one binary.
@@ -34,7 +35,8 @@ def find_go() -> str | None:
 
 
 def sources(src: Path) -> list[Path]:
-    return sorted(src.glob("*.go")) + [src / "go.mod", src / "go.sum"]
+    """The module's Go files (its packages too) and its go.mod and go.sum."""
+    return sorted(src.rglob("*.go")) + [src / "go.mod", src / "go.sum"]
 
 
 def is_stale(src: Path, binary: Path) -> bool:
@@ -44,8 +46,9 @@ def is_stale(src: Path, binary: Path) -> bool:
     return any(path.stat().st_mtime > built for path in sources(src))
 
 
-def build(src: Path, binary: Path, force: bool = False) -> bool:
-    """Build the Go module in `src` into `binary` if missing or older than its sources; True if built."""
+def build(src: Path, binary: Path, force: bool = False, package: str = ".") -> bool:
+    """Build `package` of the Go module in `src` into `binary` if missing or older than the module's
+    sources; True if built."""
     if not force and not is_stale(src, binary):
         return False
     go = find_go()
@@ -60,7 +63,7 @@ def build(src: Path, binary: Path, force: bool = False) -> bool:
         tmp = binary.with_name(f".{binary.name}.{os.getpid()}.tmp")
         started = time.monotonic()
         result = subprocess.run(
-            [go, "build", "-buildvcs=false", "-o", str(tmp), "."],
+            [go, "build", "-buildvcs=false", "-trimpath", "-o", str(tmp), package],
             cwd=src,
             env={**os.environ, "CGO_ENABLED": "0"},
             capture_output=True,

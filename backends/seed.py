@@ -21,9 +21,8 @@ import redis
 from pymongo import InsertOne, UpdateOne
 from pymongo.errors import BulkWriteError, PyMongoError
 
-from backends import COLLECTION, DB_NAME, DEFAULT_MONGO_URL, DEFAULT_REDIS_URL, REDIS_KEY, postgres
+from backends import COLLECTION, DB_NAME, DEFAULT_MONGO_URL, DEFAULT_REDIS_URL, DEFAULT_USERS, REDIS_KEY, postgres
 
-DEFAULT_USERS = 10_000  # TechEmpower's World table
 REDIS_VALUE = "reference-server"
 USER_NAME_FORMAT = "user-{}"
 INDEX_NAME = "id_1"
@@ -38,9 +37,6 @@ DUPLICATE_KEY = 11000
 def user_name(user_id: int) -> str:
     """The seeded name of user `user_id`: what /mongo/.../{id} must answer."""
     return USER_NAME_FORMAT.format(user_id)
-
-
-USER_NAME = user_name
 
 
 @dataclass(frozen=True)

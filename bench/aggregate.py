@@ -98,10 +98,6 @@ class Row:
         return max(values) if values else None
 
     @property
-    def label(self) -> str:
-        return self.first.entrypoint
-
-    @property
     def load(self) -> str:
         r = self.first
         if r.loop == "open":

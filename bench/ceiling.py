@@ -5,7 +5,8 @@ reports show each row's requests/s as a share of it, so the bound (stack or back
 """
 from __future__ import annotations
 
-from bench import selection
+from servers.core import catalog
+
 from bench.plan import RunSpec
 from bench.schema import Result
 
@@ -22,7 +23,7 @@ class Ceilings:
         self._measured: dict[tuple[str, int], dict] = {}
 
     def for_run(self, run: RunSpec) -> dict:
-        backend = selection.backend_of(run.operation)
+        backend = catalog.backend_of(run.operation)
         # Open-loop runs offer a rate, not a concurrency: their bound is the rate.
         if not backend or not self.urls.get(backend) or run.rate or not run.connections:
             return {}

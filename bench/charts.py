@@ -13,12 +13,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from bench.aggregate import Row  # noqa: E402
+from servers.core import catalog  # noqa: E402
 
 PERCENTILE_KEYS = ("p50", "p90", "p99", "p99.9")
 OPEN_KEYS = ("mean", "p50", "p95", "p99", "max")
 COLORS = {"p50": "#4c72b0", "p90": "#55a868", "p95": "#8172b2", "p99": "#dd8452", "p99.9": "#c44e52",
           "max": "#937860", "mean": "#64b5cd"}
-OP_ORDER = ("hello", "json", "mongo-pooled", "mongo-per-request", "redis-pooled", "redis-per-request")
+OP_ORDER = catalog.ALL_OPS  # the catalog's order of the contract's operations
 
 
 def _png(fig) -> bytes:
@@ -119,12 +120,13 @@ def open_loop_latency(rows: list[Row]) -> bytes | None:
 def pooled_vs_per_request(rows: list[Row]) -> bytes | None:
     """Requests/s of the pooled and the per-request route side by side: one panel per backend."""
     panels: list[tuple[str, list[tuple[Row, Row]]]] = []
-    for backend in ("mongo", "redis"):
+    for backend in catalog.BACKENDS:
+        pooled, per_request = catalog.FAMILIES[backend]
         by_stack: dict[tuple, dict[str, Row]] = {}
         for r in rows:
-            if r.ok_results and r.rps and r.first.operation in (f"{backend}-pooled", f"{backend}-per-request"):
+            if r.ok_results and r.rps and r.first.operation in (pooled, per_request):
                 key = (r.first.entrypoint, r.load, r.first.keepalive, r.first.tool)
-                by_stack.setdefault(key, {})[r.first.operation.split("-", 1)[1]] = r
+                by_stack.setdefault(key, {})["pooled" if r.first.operation == pooled else "per-request"] = r
         pairs = [(p["pooled"], p["per-request"]) for p in by_stack.values() if len(p) == 2]
         if pairs:
             panels.append((backend, pairs))

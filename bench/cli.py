@@ -13,8 +13,8 @@ from urllib.parse import urlsplit
 from rich.console import Console
 from rich.markup import escape
 
-from servers import catalog
-from servers.catalog import Entry
+from servers.core import catalog
+from servers.core.catalog import Entry
 
 from bench import compare, noise, plan as planning, presets, reports, rounds, schema, selection
 from bench.procs import interrupt
@@ -225,8 +225,7 @@ def settings_from(args: argparse.Namespace) -> tuple[planning.Settings, list[Ent
         names = [e.name for e in selection.select_entries(args.servers)] if args.servers else []
         if len(names) > 1:
             raise UsageError("--target benchmarks one server: give --servers one name (or none)")
-        s.target_name = names[0] if names else ""
-        target_entries = [target_entry(s.target_name or None, s.target)]
+        target_entries = [target_entry(names[0] if names else None, s.target)]
         s.servers = [target_entries[0].name]
         s.ops = selection.select_ops(args.ops or "hello,json")
     else:

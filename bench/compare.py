@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from bench import aggregate, significance
 from bench.aggregate import Row
-from bench.markdown import describe_pinning, ms, num, table
+from bench.results_md import describe_pinning, ms, num, table
 from bench.schema import Result
+from servers.core.tables import markdown_table
 
 
 def match_key(row: Row) -> tuple:
@@ -92,12 +93,13 @@ def render(a: list[Result], b: list[Result], name_a: str = "A", name_b: str = "B
              f"{only_b} only in B. A ratio above 1 means B is higher (faster for req/s, slower for p99). "
              f"req/s B/A: {significance.METHOD}.", "",
              table(header, lines), ""]
-    parts += ["| | machine | pinning | tools |", "|---|---|---|---|"]
+    machines = []
     for name, rs in ((name_a, a), (name_b, b)):
         if rs:
             m = rs[0].machine
             tools = ", ".join(sorted({f"{r.tool} {r.tool_version}".strip() for r in rs}))
-            parts.append(f"| {name} | {m.get('cpu_model', '?')}, {m.get('usable_cores', '?')} cores | "
-                         f"{describe_pinning(rs[0].pinning)} | {tools} |")
+            machines.append([name, f"{m.get('cpu_model', '?')}, {m.get('usable_cores', '?')} cores",
+                             describe_pinning(rs[0].pinning), tools])
+    parts.append(markdown_table(["", "machine", "pinning", "tools"], machines))
     parts.append("")
     return "\n".join(parts)

@@ -5,7 +5,7 @@ import functools
 import os
 import platform
 
-from bench.pinning import usable_cpus
+from servers.core.cores import usable_cpus
 
 
 def cpu_model() -> str:

@@ -6,16 +6,10 @@ with every result (a 1-core machine or a missing taskset means no pinning, and s
 """
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import asdict, dataclass, field
 
-
-def usable_cpus() -> list[int]:
-    try:
-        return sorted(os.sched_getaffinity(0))
-    except AttributeError:
-        return list(range(os.cpu_count() or 1))
+from servers.core.cores import usable_cpus
 
 
 def cpu_list(cpus: list[int]) -> str:

@@ -8,20 +8,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from servers import catalog
-from servers.catalog import Entry
+from servers.core import catalog
+from servers.core.catalog import Entry
 
-from bench import selection
+from bench import defaults
 from bench.tools import DEFAULT_TOOL
 
-DEFAULT_CONNECTIONS = (50,)
-DEFAULT_DURATION_S = 10.0
+DEFAULT_CONNECTIONS = (defaults.CONNECTIONS,)
+DEFAULT_DURATION_S = defaults.DURATION_S
 QUICK_DURATION_S = 3.0
 QUICK_REQUESTS = 5_000
 QUICK_REPEAT = 2  # --quick keeps at most 2 repeats of a preset: an interval still, a coarse one
-DEFAULT_WARMUP_S = 1.0
-DEFAULT_TIMEOUT_S = 5.0
-DEFAULT_USERS = 10_000  # as backends.seed: TechEmpower's World size
+DEFAULT_WARMUP_S = defaults.WARMUP_S
+DEFAULT_TIMEOUT_S = defaults.TIMEOUT_S
+DEFAULT_USERS = defaults.USERS
 # The --quick matrix when no --servers is given: one stack of every framework, one Go
 # counterpart, every operation of the contract.
 QUICK_SERVERS = ("flask_gevent", "falcon_gunicorn_gthread", "sanic", "tornado", "twisted",
@@ -44,7 +44,7 @@ class Settings:
     requests: int | None = None
     rates: list[float] = field(default_factory=list)  # vegeta constant rates (open loop)
     keepalive: list[bool] = field(default_factory=lambda: [True])  # the passes: True keep-alive, False close
-    repeat: int = 1
+    repeat: int = defaults.REPEATS
     rounds_order: str = "interleaved"  # how repeats run: bench/rounds.py
     noise_probe: bool = True  # time a fixed reference load before and after each run: bench/noise.py
     noise_threshold_pct: float = 15.0
@@ -56,7 +56,6 @@ class Settings:
     pin: bool = True
     server_cores: int | None = None
     target: str = ""
-    target_name: str = ""
     preset: str = ""
     quick: bool = False
     mongo_url: str = ""  # use these backends instead of starting local ones
@@ -124,8 +123,8 @@ class Plan:
     def backends(self) -> list[str]:
         if self.settings.target:
             return []
-        needed = {selection.backend_of(run.operation) for run in self.runs}
-        return [b for b in ("mongo", "redis") if b in needed]
+        needed = {catalog.backend_of(run.operation) for run in self.runs}
+        return [b for b in catalog.BACKENDS if b in needed]
 
     def estimate_s(self) -> float:
         """Expected wall time: each run's warm-up and load plus overheads (an upper bound for ab -n)."""

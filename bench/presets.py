@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from bench import selection
+from bench import defaults, selection
 from bench.plan import Settings, build, format_duration
 
 
@@ -24,9 +24,9 @@ class Preset:
     servers: str
     ops: str
     tool: str
-    connections: tuple[int, ...] = (50,)
+    connections: tuple[int, ...] = (defaults.CONNECTIONS,)
     threads: int | None = None
-    duration_s: float = 10.0
+    duration_s: float = defaults.DURATION_S
     requests: int | None = None
     rates: tuple[float, ...] = ()
     keepalive: tuple[bool, ...] = (True,)

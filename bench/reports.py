@@ -3,14 +3,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench import html, markdown
+from bench import report_html, results_md
 from bench.schema import Result
 
 
 def write(results: list[Result], out_dir: Path, title: str = "Benchmark results") -> tuple[Path, Path, str]:
     out_dir.mkdir(parents=True, exist_ok=True)
-    md = markdown.render(results, title)
+    md = results_md.render(results, title)
     md_path, html_path = out_dir / "results.md", out_dir / "report.html"
     md_path.write_text(md, encoding="utf-8")
-    html_path.write_text(html.render(results, title), encoding="utf-8")
+    html_path.write_text(report_html.render(results, title), encoding="utf-8")
     return md_path, html_path, md

@@ -12,16 +12,18 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bench import contract, machine, noise, pinning, rounds, schema, selection, versions
+from bench import machine, noise, pinning, rounds, schema, verify, versions
 from bench.ceiling import Ceilings
 from bench.plan import Plan, RunSpec
 from bench.procs import run_bounded
 from bench.progress import Progress
 from bench.sampler import TreeSampler
 from bench.schema import Result
-from bench.server import LocalServer, ServerFailed, free_port
+from bench.server import LocalServer, ServerFailed
 from bench.services import BackendsFailed, BackendSession
 from bench.tools import LoadSpec, Tool
+from servers.core import catalog
+from servers.core.start import free_port
 from bench.tools import get as get_tool
 
 RAW_LIMIT = 1_000_000  # characters kept of each raw output section
@@ -108,9 +110,9 @@ class Runner:
                 group, runs = stint.group, stint.runs
                 if backend_failure:  # recorded as failed; the entry still runs its other routes
                     for run in runs:
-                        if selection.backend_of(run.operation):
+                        if catalog.backend_of(run.operation):
                             self.record_failure(ctx, run, backend_failure, notes=group.notes)
-                    runs = [r for r in runs if not selection.backend_of(r.operation)]
+                    runs = [r for r in runs if not catalog.backend_of(r.operation)]
                 if runs:
                     self.run_entry(ctx, group.entry, group.workers, runs, session, group.notes)
         finally:
@@ -141,24 +143,17 @@ class Runner:
                         self.record_failure(ctx, run, f"server: {exc}", notes=notes)
                     return
                 base_url = server.url
-            verified: dict[str, str] = {}
+            contract_failure: dict[str, str | None] = {}  # operation -> why it broke the contract, or None
             warmed: set[tuple] = set()
             for run in runs:
                 if server is not None and not server.alive():
                     self.record_failure(ctx, run, f"server exited earlier (code {server.proc.poll()}): "
                                                   f"{server.stderr_tail()}", server=server, notes=notes)
                     continue
-                if run.operation not in verified:
-                    try:
-                        verified[run.operation] = contract.verify(
-                            base_url, run.operation, run.path, s.users, fixed_id(entry.name, run.operation, s.users))
-                    except (contract.ContractError, OSError) as exc:
-                        why = f"FAILED {exc}"
-                        if server is not None and isinstance(exc, OSError):
-                            why += f"; server stderr: {server.stderr_tail()}"
-                        verified[run.operation] = why
-                if verified[run.operation].startswith("FAILED"):
-                    self.record_failure(ctx, run, "contract: " + verified[run.operation][7:], server=server,
+                if run.operation not in contract_failure:
+                    contract_failure[run.operation] = self.contract_failure(run, base_url, server)
+                if contract_failure[run.operation] is not None:
+                    self.record_failure(ctx, run, f"contract: {contract_failure[run.operation]}", server=server,
                                         notes=notes)
                     continue
                 if run.group not in warmed and s.warmup_s > 0:
@@ -170,6 +165,18 @@ class Runner:
                 server.stop()
                 if server.stop_note.startswith("killed"):
                     self.progress.note(f"{entry.name} ignored SIGTERM for 5 s: killed", "yellow")
+
+    def contract_failure(self, run: RunSpec, base_url: str, server: LocalServer | None) -> str | None:
+        """None when run's route answers the contract (bench/verify.py), else why it does not."""
+        users = self.settings.users
+        try:
+            verify.verify(base_url, run.operation, run.path, users, fixed_id(run.entry.name, run.operation, users))
+        except (verify.ContractError, OSError) as exc:
+            why = str(exc)
+            if server is not None and isinstance(exc, OSError):
+                why += f"; server stderr: {server.stderr_tail()}"
+            return why
+        return None
 
     def warm_up(self, ctx: Context, run: RunSpec, base_url: str) -> None:
         spec = self.load_spec(run, base_url, "warmup", duration_s=self.settings.warmup_s, requests=None)

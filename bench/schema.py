@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterator
 
 SCHEMA_VERSION = 1
 PERCENTILES = ("p50", "p90", "p95", "p99", "p99.9")
@@ -141,10 +141,6 @@ class Result:
     def ok(self) -> bool:
         return self.status == "ok"
 
-    @property
-    def label(self) -> str:
-        return f"{self.entrypoint} {self.operation}"
-
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=False)
 
@@ -160,13 +156,6 @@ def append(path: Path, result: Result) -> None:
     with path.open("a", encoding="utf-8") as fh:
         fh.write(result.to_json() + "\n")
         fh.flush()
-
-
-def write(path: Path, results: Iterable[Result]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as fh:
-        for result in results:
-            fh.write(result.to_json() + "\n")
 
 
 def read(path: Path) -> list[Result]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import fnmatch
 
-from servers import catalog
-from servers.catalog import Entry
+from servers.core import catalog
+from servers.core.catalog import Entry
 
 KINDS = ("name", "tag", "language", "framework", "server", "model")
 
@@ -80,9 +80,3 @@ def select_ops(spec: str | list[str] | None) -> list[str]:
     return [op for op in catalog.OPERATIONS if op in wanted]
 
 
-def backend_of(operation: str) -> str | None:
-    """'mongo', 'redis' or None: the backend service an operation needs."""
-    for family, ops in catalog.FAMILIES.items():
-        if operation in ops and family != "hello":
-            return family
-    return None

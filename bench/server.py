@@ -1,39 +1,25 @@
-"""One entrypoint as a process: started by servers.run.command, ready when it prints its ready line.
+"""One entrypoint as a process: started by servers.core.start.command, ready when it prints its ready line.
 
-The benchmark never imports an entrypoint: it runs `servers.run.command(name, flags)` (the same
-argv compose uses), optionally under `taskset`, in its own process group, with stderr to a log.
+The benchmark never imports an entrypoint: it runs `servers.core.start.command(name, flags)` (the same
+argv compose uses), optionally under `taskset`, in its own process group, with stderr to a log, and
+waits with servers.core.start.wait_ready.
 """
 from __future__ import annotations
 
 import os
-import re
-import socket
 import subprocess
-import threading
-import time
 from pathlib import Path
+
+from servers.core.start import NotReady, command, wait_ready
 
 from bench.procs import spawning, stop_tree
 
 ROOT = Path(__file__).resolve().parent.parent
-READY = re.compile(r"^listening on (?P<url>http://\S+) \((?P<name>[^,]+), (?P<workers>\d+) workers?\)$")
 START_TIMEOUT = 60.0
 
 
 class ServerFailed(RuntimeError):
     """The entrypoint exited or printed no ready line in time; the message has its stderr tail."""
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as sock:
-        sock.bind((host, 0))
-        return sock.getsockname()[1]
-
-
-def entry_command(name: str, args: list[str]) -> list[str]:
-    from servers.run import command  # builds a Go entry on first use
-
-    return command(name, args)
 
 
 class LocalServer:
@@ -60,7 +46,7 @@ class LocalServer:
         return self.proc is not None and self.proc.poll() is None
 
     def start(self, timeout: float = START_TIMEOUT) -> "LocalServer":
-        argv = [*self.prefix, *entry_command(self.name, self.args)]
+        argv = [*self.prefix, *command(self.name, self.args)]  # builds a Go entry on first use
         self.log.parent.mkdir(parents=True, exist_ok=True)
         err = self.log.open("ab")
         err.write(f"$ {' '.join(argv)}\n".encode())
@@ -71,23 +57,12 @@ class LocalServer:
                                              text=True, errors="replace", start_new_session=True)
         finally:
             err.close()
-        ready = threading.Event()
-
-        def read() -> None:
-            for line in self.proc.stdout:
-                match = READY.match(line.rstrip("\n"))
-                if match and not ready.is_set():
-                    self.url, self.workers = match["url"], int(match["workers"])
-                    ready.set()
-
-        threading.Thread(target=read, daemon=True).start()
-        deadline = time.monotonic() + timeout
-        while not ready.wait(0.05):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                code = self.proc.poll()
-                self.stop()
-                why = f"exit {code}" if code is not None else f"no ready line within {timeout:.0f} s"
-                raise ServerFailed(f"{self.name} did not start ({why}): {self.stderr_tail()}")
+        try:
+            ready = wait_ready(self.proc, timeout)
+        except NotReady as exc:
+            self.stop()
+            raise ServerFailed(f"{self.name} did not start ({exc}): {self.stderr_tail()}") from None
+        self.url, self.workers = ready.url, ready.workers
         return self
 
     def stderr_tail(self) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.server import free_port
+from servers.core.start import free_port
 
 
 class BackendsFailed(RuntimeError):

@@ -135,8 +135,8 @@ cmd_binaries() {
   mkdir -p "$CACHE/ferretdb" "$CACHE/go"
   cp -p .build/ferretdb "$CACHE/ferretdb/ferretdb"
   local name
-  for name in $(python3 -c "from servers import catalog; print(*catalog.GO_COMMANDS)"); do
-    cp -p "$(python3 -c "from servers.run import build_go; print(build_go('$name'))")" "$CACHE/go/$name"
+  for name in $(python3 -c "from servers.core import catalog; print(*catalog.GO_COMMANDS)"); do
+    cp -p "$(python3 -c "from servers.core.start import build_go; print(build_go('$name'))")" "$CACHE/go/$name"
   done
   echo "podman-setup: binaries staged in $CACHE/ferretdb and $CACHE/go"
 }
@@ -149,7 +149,7 @@ cmd_clean() {
     podman network ls -q --filter "label=com.docker.compose.project=$project" | xargs -r podman network rm -f >/dev/null
   fi
   local images
-  images=$(cd "$ROOT" && python3 -c "from servers import compose; print(*compose.LOCAL_IMAGES.values())")
+  images=$(cd "$ROOT" && python3 -c "from servers.core import compose_model; print(*compose_model.LOCAL_IMAGES.values())")
   local image removed=()
   for image in $images "$BASE_IMAGE"; do
     if podman image exists "$image"; then

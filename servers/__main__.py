@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from servers import catalog
+from servers.core import catalog, tables
 
 # What to do with the catalog once read: the other commands of the package.
 EPILOG = """\
@@ -32,11 +32,7 @@ def rows() -> list[dict[str, str]]:
 
 
 def markdown_table() -> str:
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    for row in rows():
-        cells = [f"`{row['name']}`", *(row[c] for c in COLUMNS[1:])]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return tables.markdown_table(COLUMNS, ([f"`{row['name']}`", *(row[c] for c in COLUMNS[1:])] for row in rows()))
 
 
 def main(argv: list[str] | None = None) -> None:

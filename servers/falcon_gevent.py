@@ -2,7 +2,7 @@
 
 Each worker monkey-patches before Falcon is imported and serves a greenlet per connection.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("falcon_gevent")

@@ -5,7 +5,7 @@ where a backend call blocks one thread.
 Keep-alive on, backlog 1024. SIGTERM to the main process stops the workers (killed after 3 s);
 a worker that dies is replaced (respawn_failed_workers).
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("falcon_granian")

@@ -2,7 +2,7 @@
 
 No keep-alive with sync workers; each worker builds the app (and its pooled clients) after the fork.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("falcon_gunicorn")

@@ -2,7 +2,7 @@
 
 Blocking pymongo and redis-py calls yield to gevent's hub.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("falcon_gunicorn_gevent")

@@ -2,7 +2,7 @@
 
 Connections are kept alive; a blocking driver call holds one pool thread.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("falcon_gunicorn_gthread")

@@ -2,7 +2,7 @@
 
 Each child serves one connection and exits, so pooled clients live only that long.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("falcon_processes")

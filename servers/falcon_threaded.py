@@ -2,7 +2,7 @@
 
 werkzeug closes every connection (no keep-alive); blocking driver calls block only their thread. Threads are unbounded.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("falcon_threaded")

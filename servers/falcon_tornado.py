@@ -2,7 +2,7 @@
 
 The Falcon app runs on a ThreadPoolExecutor of 16 threads, off the loop thread.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("falcon_tornado")

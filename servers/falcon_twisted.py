@@ -2,7 +2,7 @@
 
 The Falcon app runs on the reactor's thread pool (16 threads); SIGTERM stops the reactor.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("falcon_twisted")

@@ -6,7 +6,7 @@ worker blocks only where a handler computes. Mongo through AsyncMongoClient and 
 redis.asyncio, made in the worker's loop. Keep-alive on (granian's default), backlog 1024, no
 access log; a dead worker is replaced; SIGTERM: workers get 3 s, then SIGKILL.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("fastapi_granian")

@@ -7,7 +7,7 @@ JSONResponse run per request). Mongo through AsyncMongoClient and Redis through 
 made in the worker's loop. Keep-alive 5 s (uvicorn's default), backlog 1024, no access log;
 SIGTERM: the supervisor stops the workers, each drains for up to 3 s.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("fastapi_uvicorn")

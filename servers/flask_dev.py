@@ -3,7 +3,7 @@
 One thread accepts and serves one HTTP/1.0 request at a time; a slow Mongo or Redis call blocks
 every other client. No debugger, no reloader. A baseline, not a production server.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("flask_dev")

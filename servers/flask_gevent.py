@@ -3,7 +3,7 @@
 Each worker monkey-patches before Flask is imported and serves a greenlet per connection; the
 parent only supervises (replaces crashed workers, passes SIGTERM on).
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("flask_gevent")

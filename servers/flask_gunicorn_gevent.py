@@ -2,7 +2,7 @@
 
 Blocking pymongo and redis-py calls yield to gevent's hub, so one worker serves many requests at once.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("flask_gunicorn_gevent")

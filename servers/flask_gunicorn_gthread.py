@@ -2,7 +2,7 @@
 
 Connections are kept alive; a blocking driver call holds one thread of its worker's pool.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("flask_gunicorn_gthread")

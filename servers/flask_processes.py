@@ -3,7 +3,7 @@
 At most --workers children at once; each child serves one connection and exits, so every pooled
 client lives only as long as that connection.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("flask_processes")

@@ -3,7 +3,7 @@
 The Flask app runs on a ThreadPoolExecutor of 16 threads (not on the loop thread), so blocking
 driver calls do not stall the loop; --workers N pre-forks N such processes.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("flask_tornado")

@@ -6,7 +6,7 @@ Each worker builds the app after the fork (--lazy-apps); backlog 1024 (--listen)
 master and workers (--die-on-term; without it uWSGI takes SIGTERM as "reload"); the master
 replaces a worker that dies.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("flask_uwsgi")

@@ -2,7 +2,7 @@
 
 HTTP/1.0, a listen backlog of 5: connections beyond that are refused under load (a finding).
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("flask_wsgiref")

@@ -3,7 +3,7 @@
 Each worker runs an asyncio (uvloop) loop with async handlers; Mongo through pymongo's
 AsyncMongoClient and Redis through redis.asyncio, their pools created inside the worker's loop.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("sanic")

@@ -3,7 +3,7 @@
 motor wraps synchronous pymongo in a thread pool (and is deprecated since 2025-05), against
 AsyncMongoClient's native asyncio: this entry exists to measure that difference.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("sanic_motor")

@@ -8,7 +8,7 @@ from ASGI lifespan. Sanic's ASGI layer sends no Content-Length (its own server c
 uvicorn frames every response chunked. No access log; a dead worker is replaced; SIGTERM: workers
 drain up to 3 s.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("sanic_uvicorn")

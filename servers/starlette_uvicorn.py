@@ -6,7 +6,7 @@ Mongo through AsyncMongoClient and Redis through redis.asyncio, made in the work
 Keep-alive 5 s (uvicorn's default), backlog 1024, no access log; a dead worker is replaced;
 SIGTERM: the supervisor stops the workers, each drains for up to 3 s.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("starlette_uvicorn")

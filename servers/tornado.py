@@ -3,7 +3,7 @@
 Handlers are coroutines: AsyncMongoClient and redis.asyncio calls yield to the loop; --workers N
 pre-forks N processes on one socket, each with its own loop and clients.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("tornado")

@@ -3,7 +3,7 @@
 The backend routes run asyncio coroutines (AsyncMongoClient, redis.asyncio) wrapped in Deferreds,
 so the reactor thread never blocks.
 """
-from servers.launch import launch
+from servers.core.launch import launch
 
 if __name__ == "__main__":
     launch("twisted")

@@ -3,40 +3,27 @@ from __future__ import annotations
 
 import http.client
 import os
-import re
 import signal
-import socket
 import subprocess
-import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import psutil
 
+from bench.procs import kill_group, stop_tree
+from servers.core.ready_line import ReadyLine
+from servers.core.start import NotReady, command, free_port, wait_ready
+
 ROOT = Path(__file__).resolve().parent.parent
-READY = re.compile(r"^listening on http://(?P<host>[^ ]+):(?P<port>\d+) \((?P<name>[^,]+), (?P<workers>\d+) workers\)$")
 START_TIMEOUT = 60.0
 SEED_USERS = 200  # users 1..SEED_USERS are in the test backends
 STOP_TIMEOUT = 5.0
 
 
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as sock:
-        sock.bind((host, 0))
-        return sock.getsockname()[1]
-
-
 def backend_args(backends) -> list[str]:
     """The flags that point an entry at the test backends (a LocalBackends)."""
     return ["--mongo-url", backends.mongo_url, "--redis-url", backends.redis_url]
-
-
-def command(name: str, args: list[str]) -> list[str]:
-    from servers.run import command as run_command
-
-    return run_command(name, args)
 
 
 class ServerProcess:
@@ -49,7 +36,7 @@ class ServerProcess:
         self.env = {**os.environ, **(env or {})}
         self.stderr = tempfile.TemporaryFile()
         self.proc: subprocess.Popen | None = None
-        self.ready_line = ""
+        self.ready: ReadyLine | None = None
         self.stdout_lines: list[str] = []
 
     @property
@@ -72,23 +59,12 @@ class ServerProcess:
         self.proc = subprocess.Popen(self.command(), cwd=ROOT, env=self.env,
                                      stdout=subprocess.PIPE, stderr=self.stderr, text=True,
                                      start_new_session=True)
-        found = threading.Event()
-
-        def read() -> None:
-            for line in self.proc.stdout:
-                line = line.rstrip("\n")
-                self.stdout_lines.append(line)
-                if not found.is_set() and READY.match(line):
-                    self.ready_line = line
-                    found.set()
-
-        threading.Thread(target=read, daemon=True).start()
-        deadline = time.monotonic() + timeout
-        while not found.wait(0.05):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.kill()
-                raise RuntimeError(f"{self.name} did not print its ready line "
-                                   f"(exit {self.proc.returncode}); stderr:\n{self.stderr_text()}")
+        try:
+            self.ready = wait_ready(self.proc, timeout, on_line=self.stdout_lines.append)
+        except NotReady as exc:
+            self.kill()
+            raise RuntimeError(f"{self.name} did not print its ready line ({exc}); "
+                               f"stderr:\n{self.stderr_text()}") from None
         return self
 
     def stderr_text(self) -> str:
@@ -118,18 +94,10 @@ class ServerProcess:
     def kill(self) -> None:
         if self.proc is None:
             return
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        kill_group(self.proc.pid)
         self.proc.wait(10)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            code, _, alive = self.terminate()
-            if code is None or alive:
-                self.kill()
-        else:
-            self.kill()
-
-
+        """SIGTERM, then SIGKILL of the group and every survivor (bench.procs.stop_tree)."""
+        if self.proc is not None:
+            stop_tree(self.proc, STOP_TIMEOUT)

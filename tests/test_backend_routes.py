@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backends.seed import REDIS_VALUE, seed_redis, user_name
-from servers import catalog
+from servers.core import catalog
 from serverproc import SEED_USERS, ServerProcess
 
 # Entries that answer every backend route (the bare server-alone entries answer hello and json only).
@@ -126,7 +126,7 @@ def test_pooled_connections_stay_bounded_under_200_concurrent_requests(server, b
 
     entry = catalog.get(server.name)
     port = backends.redis_port if service == "redis" else backends.mongo_port
-    workers = int(server.ready_line.rsplit("(", 1)[1].split(",")[1].split()[0])
+    workers = server.ready.workers
     peak = 0
 
     def one(_: int) -> int | str:

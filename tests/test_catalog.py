@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+from importlib import metadata
 import json
 import re
 import subprocess
@@ -10,17 +11,24 @@ from pathlib import Path
 
 import pytest
 
-from servers import catalog
+from servers.core import catalog
 from servers.__main__ import markdown_table
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 
 
-def test_python_modules_on_disk_are_the_catalog():
-    on_disk = {p.stem for p in (ROOT / "servers").glob("*.py")} - {
-        "__init__", "__main__", "catalog", "launch", "options", "run", "compose", "http_date"}
-    assert on_disk == {e.name for e in catalog.python_entries()}
+def is_command_module(source: str) -> bool:
+    """`python -m servers.X` of a command (run, compose): a main() and a docstring that names it."""
+    return "\ndef main(" in source and source.startswith('"""`python -m servers.')
+
+
+def test_python_modules_on_disk_are_the_catalogs_entries_or_commands():
+    """servers/ holds entry modules and command modules only; the rest lives in servers/core."""
+    modules = {p.stem: p.read_text() for p in (ROOT / "servers").glob("*.py") if not p.stem.startswith("__")}
+    entries = {name for name, source in modules.items() if not is_command_module(source)}
+    assert entries == {e.name for e in catalog.python_entries()}
+    assert set(modules) - entries >= {"run", "compose"}
 
 
 def test_each_entrypoint_module_launches_its_own_name():
@@ -43,6 +51,22 @@ def test_every_entry_composes_an_app_and_an_adapter_of_one_interface():
         for path in (app_path, adapter_path):
             module = path.partition(":")[0]
             assert importlib.util.find_spec(module) is not None, module
+
+
+def test_every_framework_and_server_names_the_packages_a_result_records():
+    for entry in catalog.ENTRIES:
+        assert entry.framework in catalog.FRAMEWORK_PACKAGES, entry.name
+        if entry.language == "python":
+            assert entry.server in catalog.SERVER_PACKAGES and entry.mongo_driver in catalog.DRIVER_PACKAGES
+            for package in entry.packages:  # a distribution name, as installed by the project's extras
+                assert metadata.version(package), (entry.name, package)
+
+
+def test_every_operation_has_a_family_and_backend_families_have_a_started_backend():
+    for operation in catalog.OPERATIONS:
+        family = catalog.family_of(operation)
+        assert family in catalog.FAMILIES and catalog.backend_of(operation) == catalog.FAMILY_BACKENDS[family]
+    assert {b for b in catalog.FAMILY_BACKENDS.values() if b} == set(catalog.BACKENDS)
 
 
 def test_names_are_unique_and_ops_known():

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.contract import fetch, verify
-from servers import catalog, compose
+from bench.verify import fetch, verify
+from servers.core import catalog, compose_model as compose
 from serverproc import free_port
 
 pytestmark = [pytest.mark.compose, pytest.mark.timeout(900)]

@@ -9,8 +9,9 @@ from email.utils import parsedate_to_datetime
 
 import pytest
 
-from servers import catalog
-from serverproc import READY, ServerProcess, command
+from servers.core import catalog
+from servers.core.start import command
+from serverproc import ServerProcess
 
 TEXT_TYPES = ("text/plain", "text/plain; charset=utf-8")
 JSON_TYPES = ("application/json", "application/json; charset=utf-8")
@@ -37,10 +38,10 @@ def assert_framing(response: http.client.HTTPResponse, body: bytes) -> None:
 
 
 def test_ready_line(server):
-    match = READY.match(server.ready_line)
+    ready = server.ready
     entry = catalog.get(server.name)
-    assert match and match["name"] == server.name and int(match["port"]) == server.port
-    assert int(match["workers"]) == entry.default_workers()
+    assert ready.name == server.name and ready.port == server.port and ready.host == "127.0.0.1"
+    assert ready.workers == entry.default_workers()
 
 
 def test_plaintext(server):

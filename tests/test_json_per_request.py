@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from servers import catalog
+from servers.core import catalog
 from serverproc import ServerProcess, backend_args
 
 SPY_DIR = Path(__file__).resolve().parent / "json_spy"

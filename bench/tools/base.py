@@ -7,6 +7,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench import defaults
 from bench.schema import Measurement
 
 
@@ -24,14 +25,14 @@ class LoadSpec:
 
     base_url: str
     path: str
-    connections: int = 50
+    connections: int = defaults.CONNECTIONS
     threads: int | None = None
-    duration_s: float = 10.0
+    duration_s: float = defaults.DURATION_S
     requests: int | None = None  # ab (and hey): a request count instead of a duration
     rate: float | None = None  # vegeta: constant request rate (open loop)
     keepalive: bool = True
-    timeout_s: float = 5.0
-    users: int = 1000  # ids are drawn over 1..users
+    timeout_s: float = defaults.TIMEOUT_S
+    users: int = defaults.USERS  # ids are drawn over 1..users
     fixed_id: int = 1  # the id of tools that send one URL only
     workdir: Path = Path(".")
     stem: str = "run"  # file name prefix of scripts, targets and outputs in workdir
@@ -60,7 +61,7 @@ class Tool:
     supports_closed_loop = True
 
     def binary(self) -> str:
-        found = shutil.which(self.binary_name)
+        found = find_binary(self.binary_name)
         if found:
             return found
         raise ToolMissing(f"{self.binary_name} not found: {self.install}")
@@ -80,9 +81,6 @@ class Tool:
             raise Unsupported(f"{self.name} needs --rate")
         if spec.connections < 1:
             raise Unsupported("--connections must be at least 1")
-
-    def loop(self, spec: LoadSpec) -> str:
-        return "open" if spec.rate else "closed"
 
     def ids(self, spec: LoadSpec) -> str:
         if not spec.has_id:
@@ -105,6 +103,35 @@ class Tool:
 
     def discard(self, spec: LoadSpec) -> None:
         """Drop the output files of a run whose numbers are not wanted (a warm-up)."""
+
+
+def go_bin_dirs() -> list[Path]:
+    dirs = []
+    if os.environ.get("GOBIN"):
+        dirs.append(Path(os.environ["GOBIN"]))
+    gopath = os.environ.get("GOPATH")
+    if not gopath and shutil.which("go"):
+        try:
+            gopath = subprocess.run(["go", "env", "GOPATH"], capture_output=True, text=True,
+                                    timeout=10).stdout.strip()
+        except (OSError, subprocess.TimeoutExpired):
+            gopath = ""
+    if gopath:
+        dirs += [Path(p) / "bin" for p in gopath.split(os.pathsep) if p]
+    dirs.append(Path.home() / "go" / "bin")
+    return dirs
+
+
+def find_binary(name: str) -> str | None:
+    """`name` on PATH, else in Go's bin directories (where `go install` puts vegeta and hey)."""
+    found = shutil.which(name)
+    if found:
+        return found
+    for directory in go_bin_dirs():
+        candidate = directory / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
 
 
 def run_version(argv: list[str]) -> str:

@@ -9,34 +9,15 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
-import shutil
 import subprocess
 from pathlib import Path
 
 from bench.schema import Measurement
-from bench.tools.base import LoadSpec, Tool, ToolMissing, run_version
+from bench.tools.base import LoadSpec, Tool, run_version
 from bench.tools.errors import classify
 
 MAX_TARGETS = 100_000
-
-
-def go_bin_dirs() -> list[Path]:
-    dirs = []
-    if os.environ.get("GOBIN"):
-        dirs.append(Path(os.environ["GOBIN"]))
-    gopath = os.environ.get("GOPATH")
-    if not gopath and shutil.which("go"):
-        try:
-            gopath = subprocess.run(["go", "env", "GOPATH"], capture_output=True, text=True,
-                                    timeout=10).stdout.strip()
-        except (OSError, subprocess.TimeoutExpired):
-            gopath = ""
-    if gopath:
-        dirs += [Path(p) / "bin" for p in gopath.split(os.pathsep) if p]
-    dirs.append(Path.home() / "go" / "bin")
-    return dirs
 
 
 def targets(spec: LoadSpec, seed: int = 0) -> str:
@@ -58,16 +39,6 @@ class Vegeta(Tool):
     install = "go install github.com/tsenart/vegeta/v12@v12.13.0 (lands in $(go env GOPATH)/bin)"
     random_ids = True
     supports_rate = True
-
-    def binary(self) -> str:
-        found = shutil.which(self.binary_name)
-        if found:
-            return found
-        for directory in go_bin_dirs():
-            candidate = directory / self.binary_name
-            if candidate.is_file() and os.access(candidate, os.X_OK):
-                return str(candidate)
-        raise ToolMissing(f"vegeta not found: {self.install}")
 
     def version(self) -> str:
         binary = self.binary()

@@ -11,7 +11,7 @@ from typing import Callable
 
 from servers.adapters import prefork
 from servers.adapters.shutdown import GRACE_SECONDS, STOP_SIGNALS
-from servers.options import Options
+from servers.core.options import Options
 
 
 def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:
@@ -26,7 +26,7 @@ def _worker(app_path: str, options: Options, sock: socket.socket) -> None:
     import gevent.socket
     from gevent.pywsgi import WSGIHandler, WSGIServer
 
-    from servers.adapters.loading import build_app
+    from servers.core.loading import build_app
 
     class Handler(WSGIHandler):
         def handle(self) -> None:

@@ -29,11 +29,11 @@ from granian.constants import Interfaces, Loops
 from granian.log import LogLevels
 from granian.server import Server
 
-from servers.adapters.loading import build_app
+from servers.core.loading import build_app
 from servers.adapters.readiness import announce_when_listening
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
-from servers.options import Options
+from servers.core.options import Options
 
 
 def _load(options: Options, app_path: str) -> Any:

@@ -13,10 +13,10 @@ from typing import Any, Callable
 
 from gunicorn.app.base import BaseApplication
 
-from servers.adapters.loading import build_app
+from servers.core.loading import build_app
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
-from servers.options import Options
+from servers.core.options import Options
 
 GEVENT_CONNECTIONS = 1000  # gunicorn's default worker_connections
 

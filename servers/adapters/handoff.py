@@ -6,7 +6,7 @@ import dataclasses
 import json
 import os
 
-from servers.options import Options
+from servers.core.options import Options
 
 VARIABLE = "REFSUITE_APP"
 

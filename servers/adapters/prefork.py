@@ -15,7 +15,7 @@ from typing import Callable
 
 from servers.adapters.shutdown import GRACE_SECONDS, STOP_SIGNALS
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.options import Options
+from servers.core.options import Options
 
 RESPAWN_PAUSE = 0.5  # a worker that dies at once must not turn the parent into a fork loop
 

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from servers.options import Options
+from servers.core.options import Options
 
 WORKER_START_SECONDS = 60  # a worker imports its framework before it listens
 _LISTEN = "0A"  # TCP_LISTEN in /proc/net/tcp's st column

@@ -12,10 +12,10 @@ import time
 from functools import partial
 from typing import Callable
 
-from servers.adapters.loading import build_app
+from servers.core.loading import build_app
 from servers.adapters.prefork import RESPAWN_PAUSE
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.options import Options
+from servers.core.options import Options
 
 
 def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:

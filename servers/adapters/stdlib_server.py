@@ -9,9 +9,9 @@ from __future__ import annotations
 from http.server import HTTPServer, ThreadingHTTPServer
 from typing import Callable
 
-from servers.adapters.loading import build_app
+from servers.core.loading import build_app
 from servers.adapters.socketserver_loop import serve_until_stopped, server_class
-from servers.options import Options
+from servers.core.options import Options
 
 
 def _serve(app_path: str, options: Options, ready: Callable[[], None], base: type, protocol: str) -> None:

@@ -14,11 +14,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 from servers.adapters import prefork
-from servers.adapters.loading import build_app
+from servers.core.loading import build_app
 from servers.adapters.shutdown import GRACE_SECONDS, STOP_SIGNALS
 from servers.adapters.sizing import THREADS_PER_WORKER
 from servers.adapters.wsgi_headers import with_default_headers
-from servers.options import Options
+from servers.core.options import Options
 
 
 def serve_native(app_path: str, options: Options, ready: Callable[[], None]) -> None:

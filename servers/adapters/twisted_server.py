@@ -9,10 +9,10 @@ from __future__ import annotations
 import signal
 from typing import Callable
 
-from servers.adapters.loading import build_app
+from servers.core.loading import build_app
 from servers.adapters.shutdown import STOP_SIGNALS, exit_deadline
 from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
-from servers.options import Options
+from servers.core.options import Options
 
 
 def serve_native(app_path: str, options: Options, ready: Callable[[], None]) -> None:

@@ -21,10 +21,10 @@ from typing import Callable
 import uvicorn
 from uvicorn.supervisors import Multiprocess
 
-from servers.adapters.loading import build_app
+from servers.core.loading import build_app
 from servers.adapters.shutdown import GRACE_SECONDS, on_stop_signal
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.options import Options
+from servers.core.options import Options
 
 WORKER_START_SECONDS = 60  # a spawned worker imports its framework before it can answer
 

@@ -25,8 +25,8 @@ from typing import Callable
 from servers.adapters import handoff
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.launch import announcement, fail
-from servers.options import Options
+from servers.core.launch import announcement, fail
+from servers.core.options import Options
 
 SOURCE_ROOT = Path(__file__).resolve().parents[2]  # the directory that holds the servers package
 

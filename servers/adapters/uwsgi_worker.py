@@ -4,7 +4,7 @@ Server headers uWSGI's --http-socket leaves out."""
 import os
 
 from servers.adapters.handoff import from_environ
-from servers.adapters.loading import build_app
+from servers.core.loading import build_app
 from servers.adapters.wsgi_headers import with_default_headers
 
 try:

@@ -13,10 +13,10 @@ import socket
 from typing import Callable
 
 from servers.adapters import prefork
-from servers.adapters.loading import build_app
+from servers.core.loading import build_app
 from servers.adapters.shutdown import exit_deadline, on_stop_signal
 from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
-from servers.options import Options
+from servers.core.options import Options
 
 
 def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:

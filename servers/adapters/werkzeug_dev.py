@@ -9,9 +9,9 @@ from typing import Callable
 
 from werkzeug.serving import WSGIRequestHandler, make_server
 
-from servers.adapters.loading import build_app
+from servers.core.loading import build_app
 from servers.adapters.socketserver_loop import serve_until_stopped
-from servers.options import Options
+from servers.core.options import Options
 
 
 class _QuietHandler(WSGIRequestHandler):

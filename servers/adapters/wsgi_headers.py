@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from servers.http_date import http_date
+from servers.core.http_date import http_date
 
 
 def with_default_headers(app: Callable, server: str | None = None) -> Callable:

@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Callable
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-from servers.adapters.loading import build_app
+from servers.core.loading import build_app
 from servers.adapters.socketserver_loop import serve_until_stopped, server_class
-from servers.options import Options
+from servers.core.options import Options
 
 
 class _QuietHandler(WSGIRequestHandler):

@@ -12,7 +12,7 @@ import json
 from typing import Callable, Iterable
 
 from servers.apps import contract
-from servers.options import Options
+from servers.core.options import Options
 
 _ALLOW = ", ".join(contract.ALLOWED_METHODS)
 

@@ -18,7 +18,7 @@ from backends.errors import BackendUnavailable
 from backends.ids import parse_user_id
 from servers.apps import contract
 from servers.apps.operations import SyncOperations
-from servers.options import Options
+from servers.core.options import Options
 
 
 class HelloResource:

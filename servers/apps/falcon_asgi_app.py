@@ -18,7 +18,7 @@ from backends.ids import parse_user_id
 from servers.apps import contract
 from servers.apps.falcon_app import configure, found
 from servers.apps.operations import AsyncOperations
-from servers.options import Options
+from servers.core.options import Options
 
 
 class HelloResource:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Callable
 
 from backends import mongo_async, mongo_sync, redis_async, redis_sync
-from servers.options import Options
+from servers.core.options import Options
 
 
 def _name(value: str | None) -> dict | None:

@@ -8,7 +8,7 @@ drivers. create_app runs in every worker (Sanic spawns them and rebuilds the app
 Sanic sends neither Date nor Server, and the contract (HTTP/1.1 for Date) wants both. The
 cheapest place Sanic offers is one response middleware: with none, Sanic skips its middleware
 step; this one costs an await and two header sets per request, the Date string being formatted
-once per second (servers.http_date). Under an ASGI server (create_asgi_app: Sanic's app is an
+once per second (servers.core.http_date). Under an ASGI server (create_asgi_app: Sanic's app is an
 ASGI app too) the server sends both, so that app has no such middleware.
 """
 from __future__ import annotations
@@ -21,10 +21,11 @@ from sanic.response import HTTPResponse, json, text
 
 from backends.errors import BackendUnavailable
 from backends.ids import parse_user_id
+from servers.adapters.shutdown import GRACE_SECONDS
 from servers.apps import contract
 from servers.apps.operations import AsyncOperations
-from servers.http_date import http_date
-from servers.options import Options
+from servers.core.http_date import http_date
+from servers.core.options import Options
 
 log = logging.getLogger(__name__)
 APP_NAME = "refsuite"
@@ -46,7 +47,7 @@ def _user_id(raw_id: str) -> int:
 def create_app(options: Options, *, own_server: bool = True) -> Sanic:
     app = Sanic(APP_NAME, configure_logging=False)
     app.config.ACCESS_LOG = False
-    app.config.GRACEFUL_SHUTDOWN_TIMEOUT = 3.0  # SIGTERM must stop within 5 s
+    app.config.GRACEFUL_SHUTDOWN_TIMEOUT = GRACE_SECONDS  # SIGTERM must stop within 5 s
     ops = AsyncOperations(options)
 
     @app.get("/")

@@ -15,7 +15,6 @@ from backends.seed import (
     DEFAULT_USERS,
     INDEX_NAME,
     REDIS_VALUE,
-    USER_NAME,
     create_gin_index,
     ferretdb_table,
     gin_index_name,
@@ -36,7 +35,7 @@ def users(backends):
 def test_constants() -> None:
     assert DEFAULT_USERS == 10_000
     assert REDIS_KEY == "name" and REDIS_VALUE == "reference-server"
-    assert user_name(17) == USER_NAME(17) == "user-17"
+    assert user_name(17) == "user-17"
 
 
 def test_seeded_data(backends, users) -> None:

@@ -22,7 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bench.server import LocalServer, free_port  # noqa: E402
+from bench.server import LocalServer  # noqa: E402
+from servers.core.start import free_port  # noqa: E402
 from bench.services import BackendSession  # noqa: E402
 from bench.tools import LoadSpec, get  # noqa: E402
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from servers import catalog
+from servers.core import catalog
 
 from bench import cli, plan as planning
 from bench.tools import DEFAULT_TOOL

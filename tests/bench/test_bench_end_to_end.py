@@ -17,7 +17,8 @@ import psutil
 import pytest
 
 from bench import schema
-from bench.server import ROOT, LocalServer, free_port
+from bench.server import ROOT, LocalServer
+from servers.core.start import free_port
 
 
 def results_of(out) -> list[schema.Result]:

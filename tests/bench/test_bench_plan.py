@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from servers import catalog
+from servers.core import catalog
 
 from bench import pinning, plan, presets, selection
 from bench.tools import LoadSpec, Unsupported, get, vegeta
@@ -35,7 +35,7 @@ def test_ops_and_families():
     assert selection.select_ops("all") == list(catalog.OPERATIONS)
     with pytest.raises(ValueError, match="unknown operation"):
         selection.select_ops("hello,nope")
-    assert selection.backend_of("mongo-per-request") == "mongo" and selection.backend_of("json") is None
+    assert catalog.backend_of("mongo-per-request") == "mongo" and catalog.backend_of("json") is None
 
 
 def test_an_entry_runs_only_the_ops_it_supports():

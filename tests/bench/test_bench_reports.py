@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import re
 
-from servers import catalog
+from servers.core import catalog
 
-from bench import aggregate, compare, html, markdown, schema
+from bench import aggregate, compare, report_html, results_md, schema
 from bench.schema import Result
 from bench.tools import ab, hey, vegeta, wrk
 
@@ -68,7 +68,7 @@ def test_aggregate_median_and_spread(raw):
 
 
 def test_markdown_report(raw):
-    md = markdown.render(sample(raw))
+    md = results_md.render(sample(raw))
     assert "## Closed loop" in md and "## Open loop (constant request rate)" in md and "## Failed runs" in md
     closed, _, rest = md.partition("## Open loop")
     assert "`flask_wsgiref`" not in closed  # the open-loop run is shown apart
@@ -84,7 +84,7 @@ def test_markdown_report(raw):
 
 
 def test_html_report_is_self_contained(raw):
-    page = html.render(sample(raw))
+    page = report_html.render(sample(raw))
     assert page.startswith("<!doctype html>") and page.rstrip().endswith("</html>")
     images = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,', page)
     assert {"requests/s", "latency", "pooled vs per-request", "CPU per request", "open-loop success",
@@ -94,7 +94,7 @@ def test_html_report_is_self_contained(raw):
 
 
 def test_empty_reports():
-    assert "No results" in markdown.render([]) and "No results" in html.render([])
+    assert "No results" in results_md.render([]) and "No results" in report_html.render([])
 
 
 def test_compare_side_by_side(raw):

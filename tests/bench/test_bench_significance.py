@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from servers import catalog
+from servers.core import catalog
 
-from bench import aggregate, compare, html, markdown, noise, plan, rounds, schema
+from bench import aggregate, compare, noise, plan, report_html, results_md, rounds, schema
 from bench.schema import Result
 from bench.significance import NEEDS, Verdict, ranked_pairs, ratio_of_medians
 
@@ -134,9 +134,10 @@ def session() -> list[Result]:
 def test_report_states_the_scheme_the_noise_and_the_significance(tmp_path):
     results = session()
     path = tmp_path / "results.jsonl"
-    schema.write(path, results)
+    for r in results:
+        schema.append(path, r)
     assert schema.read(path) == results  # the new fields round-trip
-    md = markdown.render(results)
+    md = results_md.render(results)
     assert "- repeats: 3 interleaved rounds" in md and "bootstrap interval" in md
     assert "machine noise over the session (probe min / median / max): cpu loop 5.0 / 5.0 / 7.0 ms" in md
     assert "noisy runs (probe moved more than 15% from before to after the run): 2 of 10" in md
@@ -150,16 +151,16 @@ def test_report_states_the_scheme_the_noise_and_the_significance(tmp_path):
     assert "4.06x" in fast and "| significant |" in fast and "3 / 3" in fast
     close = next(line for line in section.splitlines() if "`tornado` | `sanic`" in line)
     assert "not significant" in close
-    assert "Are the differences above the noise?" in html.render(results)
+    assert "Are the differences above the noise?" in report_html.render(results)
 
 
 def test_ranked_pairs_need_repeats_and_skip_other_configurations():
     single = [result("nethttp", 40_000, 0, 1), result("sanic", 10_000, 0, 1),
               result("sanic", 5_000, 0, 1, keepalive=False)]
     pairs = ranked_pairs(aggregate.rows(single))
-    assert [(a.label, b.label) for a, b, _ in pairs] == [("nethttp", "sanic")]  # close is another configuration
+    assert [(a.first.entrypoint, b.first.entrypoint) for a, b, _ in pairs] == [("nethttp", "sanic")]  # close is another configuration
     assert pairs[0][2].verdict_text() == NEEDS
-    md = markdown.render(single)
+    md = results_md.render(single)
     assert "Are the differences" not in md and "interleaved" not in md  # no repeats: no section, no scheme
 
 
@@ -170,7 +171,7 @@ def test_old_result_files_still_read_and_report(tmp_path):
     path.write_text(json.dumps(old) + "\n")
     (r,) = schema.read(path)
     assert r.probe_before == {} and not r.noisy and not r.superseded and r.rounds_order == ""
-    md = markdown.render([r])
+    md = results_md.render([r])
     assert "machine noise" not in md and "| `nethttp` | hello" in md
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from reltools import RESULTS, SCALE, SECONDS
 from serverproc import ServerProcess
-from servers import catalog
+from servers.core import catalog
 
 
 @pytest.fixture(scope="session")
@@ -67,7 +67,7 @@ def shared_server(backends):
         server.kill()
 
 
-# The catalog's caveats (servers/catalog.py CAVEATS) are findings of this suite about production
+# The catalog's caveats (servers/core/catalog.py CAVEATS) are findings of this suite about production
 # stacks: each is expected to show as the failure of these tests (test name patterns, fnmatch; strict
 # ones must keep failing: if a stack starts to cope, the caveat has to go from the catalog).
 CAVEAT_TESTS: dict[str, tuple[tuple[str, bool], ...]] = {

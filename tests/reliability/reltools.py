@@ -10,12 +10,11 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
-import math
 import os
-import re
 import shutil
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -23,7 +22,12 @@ from pathlib import Path
 
 import psutil
 
-from servers import catalog
+from bench import tools as load_tools
+from bench.schema import Measurement
+from bench.tools import LoadSpec
+from servers.core import catalog
+from servers.core.cores import usable_cores, usable_cpus
+from servers.core.tables import markdown_table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -122,10 +126,6 @@ def serving_workers(server) -> set[int]:
     return children or pids
 
 
-def ready_workers(server) -> int:
-    return int(server.ready_line.rsplit("(", 1)[1].split(",")[1].split()[0])
-
-
 def expected_processes(server) -> int:
     """Processes that serve once the stack is up: the announced workers for the pre-forked Python
     stacks; one for Go (its workers are GOMAXPROCS threads) and for werkzeug's forking server
@@ -133,7 +133,7 @@ def expected_processes(server) -> int:
     entry = catalog.get(server.name)
     if entry.language == "go" or entry.server == "werkzeug-processes":
         return 1
-    return ready_workers(server)
+    return server.ready.workers
 
 
 def alive(server) -> bool:
@@ -181,117 +181,51 @@ def warm(server, paths=("/",), attempts: int = 100) -> None:
 # ---------------------------------------------------------------------------- load tools
 
 
-def tool(name: str) -> str:
-    found = shutil.which(name)
-    if found is None:
-        gopath_bin = Path(os.environ.get("GOPATH", Path.home() / "go")) / "bin" / name
-        if gopath_bin.exists():
-            return str(gopath_bin)
-        raise AssertionError(f"{name} not found on PATH: ./setup.sh installs it")
-    return found
-
-
 def load_core() -> list[str]:
     """`taskset -c N` for the load tool: the last usable core, so that it and the server do not
     fight over the same one (a 2-core machine; the server's workers still may use it)."""
-    cores = sorted(os.sched_getaffinity(0))
+    cores = usable_cpus()
     taskset = shutil.which("taskset")
     if len(cores) < 2 or taskset is None:
         return []
     return [taskset, "-c", str(cores[-1])]
 
 
-@dataclass
-class WrkResult:
-    requests: int
-    duration: float
-    connect: int = 0
-    read: int = 0
-    write: int = 0
-    timeout: int = 0
-    non_2xx: int = 0
-    output: str = ""
-
-    @property
-    def socket_errors(self) -> int:
-        return self.connect + self.read + self.write + self.timeout
-
-    @property
-    def rps(self) -> float:
-        return self.requests / self.duration if self.duration else 0.0
-
-    def as_dict(self) -> dict:
-        return {"requests": self.requests, "rps": round(self.rps), "connect": self.connect, "read": self.read,
-                "write": self.write, "timeout": self.timeout, "non_2xx": self.non_2xx}
-
-
-_WRK_TOTAL = re.compile(r"(\d+) requests in ([\d.]+)(us|ms|s|m)\b")
-_WRK_ERRORS = re.compile(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)")
-_WRK_NON2XX = re.compile(r"Non-2xx or 3xx responses: (\d+)")
-_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0}
-
-
-def parse_wrk(output: str) -> WrkResult:
-    total = _WRK_TOTAL.search(output)
-    if total is None:
-        raise AssertionError(f"cannot parse wrk output:\n{output}")
-    result = WrkResult(int(total[1]), float(total[2]) * _UNITS[total[3]], output=output)
-    errors = _WRK_ERRORS.search(output)
-    if errors:
-        result.connect, result.read, result.write, result.timeout = map(int, errors.groups())
-    non_2xx = _WRK_NON2XX.search(output)
-    if non_2xx:
-        result.non_2xx = int(non_2xx[1])
-    return result
+def _drive(tool_name: str, spec: LoadSpec, extra: list[str], timeout: float) -> Measurement:
+    """bench.tools' command line for spec (extra flags before the URL), on load_core(), parsed by
+    bench.tools' own parser."""
+    tool = load_tools.get(tool_name)
+    with tempfile.TemporaryDirectory(prefix=f"rel-{tool_name}-") as workdir:
+        spec.workdir = Path(workdir)
+        argv = tool.command(spec)
+        done = subprocess.run([*load_core(), *argv[:-1], *extra, argv[-1]], capture_output=True, text=True,
+                              timeout=timeout)
+    if done.returncode != 0:
+        raise AssertionError(f"{tool_name} failed ({done.returncode}): {done.stderr}{done.stdout}")
+    return tool.parse(tool.collect(spec, done.stdout, done.stderr))
 
 
 def wrk(url: str, connections: int, duration: float, keepalive: bool = True,
-        timeout: float = CONTRACT_S) -> WrkResult:
+        timeout: float = CONTRACT_S) -> Measurement:
     """wrk, one thread on its own core; without keep-alive every request sends Connection: close
     (wrk then opens a new connection per request)."""
-    command = [*load_core(), tool("wrk"), "-t1", f"-c{connections}", f"-d{max(1, round(duration))}s",
-               "--timeout", f"{timeout:g}s"]
-    if not keepalive:
-        command += ["-H", "Connection: close"]
-    done = subprocess.run([*command, url], capture_output=True, text=True, timeout=duration + 60)
-    if done.returncode != 0:
-        raise AssertionError(f"wrk failed ({done.returncode}): {done.stderr}{done.stdout}")
-    return parse_wrk(done.stdout)
+    spec = LoadSpec(base_url=url, path="", connections=connections, threads=1, duration_s=duration,
+                    timeout_s=timeout)
+    return _drive("wrk", spec, [] if keepalive else ["-H", "Connection: close"], duration + 60)
 
 
-@dataclass
-class HeyResult:
-    statuses: dict[int, int]
-    errors: dict[str, int]
-    output: str = ""
-
-    @property
-    def total(self) -> int:
-        return sum(self.statuses.values()) + sum(self.errors.values())
+def wrk_summary(result: Measurement) -> dict:
+    """What the summary keeps of a wrk run."""
+    return {"requests": result.requests, "rps": round(result.requests_per_s),
+            **{kind: result.errors[kind] for kind in ("connect", "read", "write", "timeout")},
+            "non_2xx": result.non_2xx, "errors": result.errors_total}
 
 
-def hey(url: str, requests: int, concurrency: int = 64, keepalive: bool = True) -> HeyResult:
+def hey(url: str, requests: int, concurrency: int = 64, keepalive: bool = True) -> Measurement:
     """hey -n: a fixed number of requests (for the RSS check), client timeout CLIENT_TIMEOUT_S."""
-    command = [*load_core(), tool("hey"), "-n", str(requests), "-c", str(min(concurrency, requests)),
-               "-t", str(math.ceil(CLIENT_TIMEOUT_S))]  # whole seconds only
-    if not keepalive:
-        command.append("-disable-keepalive")
-    done = subprocess.run([*command, url], capture_output=True, text=True, timeout=600)
-    if done.returncode != 0:
-        raise AssertionError(f"hey failed ({done.returncode}): {done.stderr}{done.stdout}")
-    statuses: dict[int, int] = {}
-    errors: dict[str, int] = {}
-    section = None
-    for line in done.stdout.splitlines():
-        if line.startswith("Status code distribution"):
-            section = "status"
-        elif line.startswith("Error distribution"):
-            section = "error"
-        elif section == "status" and (m := re.match(r"\s*\[(\d+)\]\s+(\d+) responses", line)):
-            statuses[int(m[1])] = int(m[2])
-        elif section == "error" and (m := re.match(r"\s*\[(\d+)\]\s+(.*)", line)):
-            errors[m[2].strip()] = errors.get(m[2].strip(), 0) + int(m[1])
-    return HeyResult(statuses, errors, done.stdout)
+    spec = LoadSpec(base_url=url, path="", connections=min(concurrency, requests), requests=requests,
+                    timeout_s=CLIENT_TIMEOUT_S, keepalive=keepalive)
+    return _drive("hey", spec, [], 600)
 
 
 # ---------------------------------------------------------------------------- raw HTTP
@@ -608,17 +542,13 @@ class Results:
     )
 
     def markdown(self) -> str:
-        head = [title for title, _ in self.COLUMNS]
-        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        for name in ALL:
-            if name in self.rows:
-                row = self.rows[name]
-                lines.append("| " + " | ".join(str(cell(name, row)) for _, cell in self.COLUMNS) + " |")
-        return "\n".join(lines)
+        return markdown_table([title for title, _ in self.COLUMNS],
+                              ([cell(name, self.rows[name]) for _, cell in self.COLUMNS] for name in ALL
+                               if name in self.rows))
 
     def write(self) -> list[Path]:
         OUT_DIR.mkdir(parents=True, exist_ok=True)
-        meta = {"seconds": SECONDS, "scale": SCALE, "cores": len(os.sched_getaffinity(0)),
+        meta = {"seconds": SECONDS, "scale": SCALE, "cores": usable_cores(),
                 "written": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         json_path, md_path = OUT_DIR / "summary.json", OUT_DIR / "summary.md"
         json_path.write_text(json.dumps({"run": meta, "stacks": self.rows}, indent=1, sort_keys=True) + "\n")

@@ -1,6 +1,6 @@
 """Dev-only stacks: their catalogued limitation is asserted, not skipped.
 
-Each dev-only entry's dev_only_reason (servers/catalog.py) names its limitations; every phrase
+Each dev-only entry's dev_only_reason (servers/core/catalog.py) names its limitations; every phrase
 below has a test that shows it on a real process, parametrized over the entries whose reason says
 it. test_every_reason_is_checked fails for a dev-only entry whose reason no test covers, and a
 failing test here means the catalog claims a limitation the stack does not have (fix the reason).
@@ -28,7 +28,7 @@ import psutil
 import pytest
 
 from reltools import CONTRACT_S, DEV_ONLY, SlowClients, listen_backlog, parse_responses, probe_hello, scaled, warm
-from servers import catalog
+from servers.core import catalog
 
 pytestmark = pytest.mark.reliability
 

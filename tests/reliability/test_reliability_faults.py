@@ -29,7 +29,7 @@ import pytest
 from backends.seed import seed_redis
 from reltools import (ALL, CLIENT_TIMEOUT_S, CONTRACT_S, RECOVERY_S, alive, expected_processes, get,
                       is_single_threaded, seconds, serving_workers, wait_for_workers, warm)
-from servers import catalog
+from servers.core import catalog
 
 pytestmark = pytest.mark.reliability
 

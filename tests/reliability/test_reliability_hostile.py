@@ -35,7 +35,7 @@ import hostile
 from reltools import (ALL, CLIENT_TIMEOUT_S, CONTRACT_S, HELLO, PRODUCTION, RECOVERY_S, SlowClients, alive, exchange,
                       expected_processes, get, is_single_threaded, leaks, parse_responses, probe_hello, scaled,
                       seconds, serving_workers, wait_for_workers, warm)
-from servers import catalog
+from servers.core import catalog
 
 pytestmark = pytest.mark.reliability
 

@@ -5,7 +5,7 @@ import base64
 import html
 import re
 
-from bench import aggregate, charts, markdown, significance
+from bench import aggregate, charts, results_md, significance
 from bench.schema import Result
 
 CSS = """
@@ -55,18 +55,18 @@ def render(results: list[Result], title: str = "Benchmark report") -> str:
     rows = aggregate.rows(results)
     closed = [r for r in rows if r.first.loop == "closed"]
     opened = [r for r in rows if r.first.loop == "open"]
-    parts.append("<ul>" + "".join(f"<li>{inline(line[2:])}</li>" for line in markdown.context(results)) + "</ul>")
+    parts.append("<ul>" + "".join(f"<li>{inline(line[2:])}</li>" for line in results_md.context(results)) + "</ul>")
     if any(r.ok_results for r in closed):
         parts += ["<h2>Closed loop: requests per second</h2>", image(charts.requests_per_second(closed), "requests/s"),
                   "<h2>Closed loop: latency percentiles</h2>", image(charts.latency_percentiles(closed), "latency"),
                   image(charts.pooled_vs_per_request(closed), "pooled vs per-request"),
                   image(charts.cpu_per_request(closed), "CPU per request"),
-                  "<h2>Closed loop: table</h2>", table(*markdown.closed_cells(closed))]
+                  "<h2>Closed loop: table</h2>", table(*results_md.closed_cells(closed))]
         if significance.any_repeats(closed) and significance.ranked_pairs(closed):
             parts += ["<h2>Are the differences above the noise?</h2>",
                       '<p class="note">Each stack against the next slower one of the same configuration: the '
                       "ratio of their median req/s (faster / slower) and its bootstrap interval.</p>",
-                      table(*markdown.significance_cells(closed))]
+                      table(*results_md.significance_cells(closed))]
     if any(r.ok_results for r in opened):
         parts += ["<h2>Open loop (constant rate), shown apart: its numbers answer another question</h2>",
                   '<p class="note">The load tool sends requests on schedule whether or not earlier ones came back, '
@@ -74,8 +74,8 @@ def render(results: list[Result], title: str = "Benchmark report") -> str:
                   "the offered rate.</p>",
                   image(charts.open_loop_success(opened), "open-loop success"),
                   image(charts.open_loop_latency(opened), "open-loop latency"),
-                  table(*markdown.open_cells(opened))]
+                  table(*results_md.open_cells(opened))]
     if any(r.failed for r in rows):
-        parts += ["<h2>Failed runs</h2>", table(*markdown.failure_cells(rows), wrap_last=True)]
-    parts += [f'<p class="note">{html.escape(markdown.NOTE)}</p>', "</body></html>"]
+        parts += ["<h2>Failed runs</h2>", table(*results_md.failure_cells(rows), wrap_last=True)]
+    parts += [f'<p class="note">{html.escape(results_md.NOTE)}</p>', "</body></html>"]
     return "\n".join(p for p in parts if p)

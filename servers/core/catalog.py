@@ -7,8 +7,9 @@ not serve (`pip install '.[flask]'` alone runs the Flask stacks).
 """
 from __future__ import annotations
 
-import os
 from dataclasses import asdict, dataclass
+
+from servers.core.cores import usable_cores
 
 # Operations of the route contract: name -> path template ({id} is a user id).
 OPERATIONS: dict[str, str] = {
@@ -24,8 +25,22 @@ MONGO_OPS = ("mongo-pooled", "mongo-per-request")
 REDIS_OPS = ("redis-pooled", "redis-per-request")
 ALL_OPS = HELLO_OPS + MONGO_OPS + REDIS_OPS
 
-# Operation families: the backend each needs (compose services are per family).
+# Operation families (compose services are per family) and the backend service each needs; a
+# backend family's operations are (pooled, per-request). BACKENDS: in the order they are started.
 FAMILIES: dict[str, tuple[str, ...]] = {"hello": HELLO_OPS, "mongo": MONGO_OPS, "redis": REDIS_OPS}
+FAMILY_BACKENDS: dict[str, str | None] = {"hello": None, "mongo": "mongo", "redis": "redis"}
+BACKENDS: tuple[str, ...] = ("mongo", "redis")
+
+
+def family_of(operation: str) -> str | None:
+    """The family of an operation of the contract, None for an unknown one."""
+    return next((family for family, ops in FAMILIES.items() if operation in ops), None)
+
+
+def backend_of(operation: str) -> str | None:
+    """'mongo', 'redis' or None: the backend service an operation needs."""
+    family = family_of(operation)
+    return FAMILY_BACKENDS[family] if family else None
 
 # Framework apps: name -> (import path of the factory, interface it speaks).
 APPS: dict[str, tuple[str, str]] = {
@@ -68,6 +83,30 @@ SERVERS: dict[str, tuple[str, str]] = {
 
 # Go frameworks are commands of the Go module in servers/go (cmd/<name>).
 GO_COMMANDS = ("echo", "gin", "nethttp")
+
+# What a stack runs, whose versions a benchmark result records (bench/versions.py): the Python
+# packages of each framework, server and Mongo driver (every Python stack has redis-py too), and the
+# Go modules of each Go framework (every Go stack has both Go drivers).
+FRAMEWORK_PACKAGES: dict[str, tuple[str, ...]] = {
+    "flask": ("flask", "werkzeug"), "falcon": ("falcon",), "sanic": ("sanic",), "tornado": ("tornado",),
+    "twisted": ("twisted",), "stdlib": (), "bare": (), "starlette": ("starlette",),
+    "fastapi": ("fastapi", "starlette"),
+    "echo": ("github.com/labstack/echo/v4",), "gin": ("github.com/gin-gonic/gin",), "nethttp": (),
+}
+SERVER_PACKAGES: dict[str, tuple[str, ...]] = {
+    "werkzeug": ("werkzeug",), "werkzeug-threaded": ("werkzeug",), "werkzeug-processes": ("werkzeug",),
+    "gunicorn-sync": ("gunicorn",), "gunicorn-gthread": ("gunicorn",), "gunicorn-gevent": ("gunicorn", "gevent"),
+    "gevent": ("gevent",), "tornado-wsgi": ("tornado",), "twisted-wsgi": ("twisted",), "wsgiref": (),
+    "waitress": ("waitress",), "uwsgi": ("uwsgi",), "granian-wsgi": ("granian",),
+    "sanic": ("sanic", "uvloop"), "tornado": ("tornado",), "twisted": ("twisted",),
+    "http.server": (), "http.server-threaded": (),
+    "uvicorn": ("uvicorn", "uvloop", "httptools"), "granian-asgi": ("granian", "uvloop"),
+}
+DRIVER_PACKAGES: dict[str, tuple[str, ...]] = {
+    "pymongo": ("pymongo",), "flask-pymongo": ("flask-pymongo", "pymongo"), "motor": ("motor", "pymongo"),
+}
+PYTHON_REDIS_PACKAGES = ("redis",)
+GO_DRIVER_MODULES = ("github.com/redis/go-redis/v9", "go.mongodb.org/mongo-driver/v2")
 
 PRODUCTION = "production"
 DEV_ONLY = "dev-only"
@@ -133,19 +172,20 @@ class Entry:
     def families(self) -> tuple[str, ...]:
         return tuple(f for f, ops in FAMILIES.items() if set(ops) <= set(self.ops))
 
+    @property
+    def packages(self) -> tuple[str, ...]:
+        """Python packages, or Go modules for a Go entry, whose versions describe this stack."""
+        if self.language == "go":
+            return (*FRAMEWORK_PACKAGES[self.framework], *GO_DRIVER_MODULES)
+        names = (*FRAMEWORK_PACKAGES[self.framework], *SERVER_PACKAGES[self.server],
+                 *DRIVER_PACKAGES[self.mongo_driver], *PYTHON_REDIS_PACKAGES)
+        return tuple(dict.fromkeys(names))
+
     def default_workers(self) -> int:
         return self.workers if self.workers is not None else usable_cores()
 
     def as_dict(self) -> dict:
         return {**asdict(self), "module": self.module, "families": list(self.families)}
-
-
-def usable_cores() -> int:
-    """Cores this process may run on (respects taskset and cpusets, unlike os.cpu_count)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
 
 
 def _dev_only(reason: str) -> dict:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from bench import aggregate, ceiling, machine, noise, rounds, significance
 from bench.aggregate import Row
 from bench.schema import Result
+from servers.core.tables import markdown_table
 
 
 def num(value: float | None, digits: int = 0) -> str:
@@ -36,12 +37,11 @@ def spread_cell(row: Row) -> str:
     return text
 
 
+NUMERIC = ("req", "p", "max", "mean", "cpu", "rss", "rate")  # right-aligned columns start so
+
+
 def table(header: list[str], lines: list[list[str]]) -> str:
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---:" if h.startswith(("req", "p", "max", "mean",
-                                                                                    "cpu", "rss", "rate"))
-                                                           else "---" for h in header) + "|"]
-    out += ["| " + " | ".join(cells) + " |" for cells in lines]
-    return "\n".join(out)
+    return markdown_table(header, lines, right=lambda title: title.startswith(NUMERIC))
 
 
 def closed_table(rows: list[Row]) -> str:

@@ -1,4 +1,4 @@
-"""The settings every app and adapter receives, parsed from the shared flags by servers.launch."""
+"""The settings every app and adapter receives, parsed from the shared flags by servers.core.launch."""
 from __future__ import annotations
 
 from dataclasses import dataclass

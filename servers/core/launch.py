@@ -14,9 +14,10 @@ import socket
 import sys
 from typing import Callable, NoReturn
 
-from servers import catalog
-from servers.adapters.loading import import_string
-from servers.options import Options
+from backends import DEFAULT_MONGO_URL, DEFAULT_REDIS_URL
+from servers.core import catalog, ready_line
+from servers.core.loading import import_string
+from servers.core.options import Options
 
 EXIT_USAGE = 2
 
@@ -49,10 +50,10 @@ def build_parser(entry: catalog.Entry) -> argparse.ArgumentParser:
     parser.add_argument("--workers", type=int, default=None,
                         help=f"worker processes ({workers}"
                              + (", this stack runs one only)" if entry.max_workers == 1 else ")"))
-    parser.add_argument("--mongo-url", default=os.environ.get("MONGO_URL", "mongodb://127.0.0.1:27017/test"),
-                        help="MongoDB URL (env MONGO_URL, default mongodb://127.0.0.1:27017/test)")
-    parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
-                        help="Redis URL (env REDIS_URL, default redis://127.0.0.1:6379/0)")
+    parser.add_argument("--mongo-url", default=os.environ.get("MONGO_URL", DEFAULT_MONGO_URL),
+                        help=f"MongoDB URL (env MONGO_URL, default {DEFAULT_MONGO_URL})")
+    parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
+                        help=f"Redis URL (env REDIS_URL, default {DEFAULT_REDIS_URL})")
     return parser
 
 
@@ -88,8 +89,8 @@ def check_port_free(host: str, port: int) -> None:
 
 
 def announcement(options: Options) -> str:
-    """The ready line: tests and the benchmark wait for it instead of sleeping."""
-    return f"listening on {options.url} ({options.name}, {options.workers} workers)"
+    """The ready line (servers.core.ready_line): tests and the benchmark wait for it instead of sleeping."""
+    return ready_line.announcement(options.url, options.name, options.workers)
 
 
 def announce(options: Options) -> None:

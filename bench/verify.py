@@ -10,7 +10,10 @@ import json
 import random
 from urllib.parse import urlsplit
 
-HELLO_BODY = b"Hello, World!"
+from servers.apps import contract
+from servers.core import catalog
+
+HELLO_BODY = contract.HELLO.encode()
 TIMEOUT = 10.0
 
 
@@ -42,6 +45,7 @@ def check_answer(operation: str, path: str, status: int, headers: dict[str, str]
     if status != 200:
         raise ContractError(f"GET {path}: status {status}, expected 200; body {body[:120]!r}")
     ctype = headers.get("content-type", "").split(";")[0].strip().lower()
+    family = catalog.family_of(operation)
     if operation == "hello":
         if ctype != "text/plain":
             raise ContractError(f"GET {path}: Content-Type {headers.get('content-type')!r}, expected text/plain")
@@ -52,11 +56,11 @@ def check_answer(operation: str, path: str, status: int, headers: dict[str, str]
         raise ContractError(f"GET {path}: Content-Type {headers.get('content-type')!r}, expected application/json")
     value = _json(body, path)
     if operation == "json":
-        ok = value == {"message": "Hello, World!"}
-    elif operation.startswith("mongo-"):
+        ok = value == {"message": contract.HELLO}
+    elif family == "mongo":
         ok = (isinstance(value, dict) and value.get("id") == user_id and isinstance(value.get("name"), str)
               and set(value) == {"id", "name"})
-    elif operation.startswith("redis-"):
+    elif family == "redis":
         ok = isinstance(value, dict) and set(value) == {"name"} and isinstance(value["name"], str)
     else:
         ok = True  # an operation the catalog added later: a 200 JSON answer is all we know

@@ -4,7 +4,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from servers.options import Options
+from servers.core.options import Options
 
 
 def import_string(path: str) -> Any:
