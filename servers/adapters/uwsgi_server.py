@@ -9,8 +9,10 @@ uWSGI's master, which binds, forks the workers, replaces any that die, and passe
 - `--lazy-apps`: the app is built in each worker after the fork (pymongo is not fork-safe).
 - `--die-on-term`: SIGTERM stops uWSGI (by default it means "brutal reload"); workers get
   GRACE_SECONDS (`--worker-reload-mercy`, default 60 s) before the master kills them.
-- The ready line is written by the master's `master-start` hook, once the socket listens and the
-  workers are forked. `--disable-logging`: no per-request log; uWSGI's start-up banner goes to
+- The ready line is written by the worker that completes the set of --workers loaded apps
+  (uwsgi_worker.py counts them in a file the master unlinks at exit): the master's `master-start`
+  hook would say ready before the workers can answer, and a worker still loading its app holds
+  a SIGTERM for the whole mercy. `--disable-logging`: no per-request log; uWSGI's start-up banner goes to
   stderr (it has no quiet mode).
 """
 from __future__ import annotations
@@ -19,16 +21,22 @@ import os
 import shutil
 import sys
 import sysconfig
+import tempfile
 from pathlib import Path
 from typing import Callable
 
 from servers.adapters import handoff
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.launch import announcement, fail
+from servers.core.launch import fail
 from servers.core.options import Options
 
 SOURCE_ROOT = Path(__file__).resolve().parents[2]  # the directory that holds the servers package
+READY_COUNT_VARIABLE = "REFSUITE_UWSGI_LOADED"
+
+
+def ready_count_file(master_pid: int) -> str:
+    return str(Path(tempfile.gettempdir()) / f"refsuite-uwsgi-{master_pid}.loaded")
 
 
 def uwsgi_binary() -> str:
@@ -40,7 +48,7 @@ def uwsgi_binary() -> str:
     return found
 
 
-def command(options: Options) -> list[str]:
+def command(options: Options, master_pid: int) -> list[str]:
     host = f"[{options.host}]" if ":" in options.host else options.host
     grace = str(int(GRACE_SECONDS))
     args = [
@@ -51,7 +59,7 @@ def command(options: Options) -> list[str]:
         "--pythonpath", str(SOURCE_ROOT), "--module", "servers.adapters.uwsgi_worker:application",
         "--die-on-term", "--worker-reload-mercy", grace, "--reload-mercy", grace,
         "--disable-logging", "--procname-prefix-spaced", options.name,
-        "--hook-master-start", f"writen:/dev/stdout {announcement(options)}",
+        "--hook-as-user-atexit", f"unlink:{ready_count_file(master_pid)}",
     ]
     if sys.prefix != sys.base_prefix:  # a virtualenv: uWSGI's Python must use its site-packages
         args += ["--virtualenv", sys.prefix]
@@ -60,4 +68,7 @@ def command(options: Options) -> list[str]:
 
 def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:
     sys.stdout.flush()
-    os.execve(command(options)[0], command(options), {**os.environ, **handoff.to_environ(app_path, options)})
+    argv = command(options, os.getpid())  # exec keeps the pid: it is the master's
+    counter = ready_count_file(os.getpid())
+    Path(counter).unlink(missing_ok=True)
+    os.execve(argv[0], argv, {**os.environ, **handoff.to_environ(app_path, options), READY_COUNT_VARIABLE: counter})
