@@ -7,9 +7,12 @@ The results must be right and say where everything was, without the password.
 """
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import time
 
 import pytest
@@ -77,3 +80,30 @@ def test_backends_server_and_load_on_their_own_addresses(run_bench, tmp_path, re
     assert results["hello"].backends == {}
     assert results["redis-pooled"].backends == {"redis": f"redis://{BACKENDS}:{redis_url.rsplit(':', 1)[1]}"}
     assert served >= results["redis-pooled"].requests  # the stack's lookups went to 127.0.0.2
+
+
+def test_a_remote_worker_joins_with_the_documented_line(run_bench, tmp_path):
+    """The line printed for remote load hosts (`locust -f - --worker ...`) works: the worker fetches
+    the locustfile and the route from the master; one local worker and this "remote" one share the load."""
+    server = ServerProcess("nethttp", ["--host", SERVER]).start()
+    port = free_port(LOAD)
+    remote = subprocess.Popen([sys.executable, "-m", "locust", "-f", "-", "--worker", "--master-host", LOAD,
+                               "--master-port", str(port)], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out = tmp_path / "out"
+        proc = run_bench("--target", f"http://{SERVER}:{server.port}", "--ops", "json", "--tool", "locust",
+                         "--load-workers", "1", "--locust-remote-workers", "1", "--locust-master-bind",
+                         f"{LOAD}:{port}", "--connections", "4", "--duration", "2", "--warmup", "0",
+                         "--no-probe", "--plain", "--out", str(out), timeout=120)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert f"--master-host {LOAD} --master-port {port}" in proc.stderr  # the line for the load hosts
+        remote.wait(20)  # a worker exits with its master
+    finally:
+        server.stop()
+        if remote.poll() is None:
+            os.killpg(remote.pid, signal.SIGKILL)
+            remote.wait()
+    [r] = schema.read(out / "results.jsonl")
+    assert r.ok and r.requests > 0 and r.errors_total == 0 and r.non_2xx == 0, r.failure
+    assert r.load_workers == 2 and r.load_master == f"{LOAD}:{port}"
