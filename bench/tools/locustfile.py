@@ -12,7 +12,8 @@ keeps the exception locust records (ConnectionRefusedError, a timeout, ...). ben
 tells those apart. At the end the master (or the only process) prints one line `BENCH-LOCUST {...}`:
 locust's own final totals, percentiles and errors (its _stats.csv can miss the workers' last
 reports: it is written every second, and was seen ending at 1151 of 2165 requests), the workers
-that ran (host names from locust's own client ids) and their last CPU readings.
+that ran (host names from locust's own client ids). Not locust's CPU readings: it samples every
+5 s, so a short run reads 0.
 
 Remote workers need only locust installed: `locust -f - --worker --master-host MASTER` fetches
 this file from the master, and the custom arguments are forwarded by the master at the start.
@@ -72,11 +73,9 @@ def _workers(environment, **kwargs) -> None:
     """Who ran the load, while the master still lists its workers (they leave as it quits)."""
     runner = environment.runner
     if isinstance(runner, MasterRunner):
-        _seen["workers"] = [{"host": c.id.rsplit("_", 1)[0], "cpu_pct": round(c.cpu_usage, 1),
-                             "cpu_warning": bool(c.cpu_warning_emitted)} for c in runner.clients.values()]
+        _seen["workers"] = [{"host": c.id.rsplit("_", 1)[0]} for c in runner.clients.values()]
     elif isinstance(runner, LocalRunner):
-        _seen["workers"] = [{"host": socket.gethostname(), "cpu_pct": round(runner.current_cpu_usage, 1),
-                             "cpu_warning": bool(runner.cpu_warning_emitted)}]
+        _seen["workers"] = [{"host": socket.gethostname()}]
 
 
 @events.quit.add_listener
@@ -98,7 +97,6 @@ def _report(exit_code, **kwargs) -> None:
                            for q in PERCENTILES},
         "errors": [{"error": str(e.serialize()["error"]), "occurrences": e.occurrences}
                    for e in environment.stats.errors.values()],
-        "master_cpu_pct": round(runner.current_cpu_usage, 1),
         "workers": _seen["workers"],
     }
     print(MARKER + json.dumps(report), flush=True)
