@@ -18,13 +18,14 @@ import sys
 import time
 
 from bench import pinning
+from servers.core.cores import usable_cpus
 
 LOCUST = [sys.executable, "-m", "locust"]
 
 
 def worker_prefixes(count: int) -> list[list[str]]:
     """taskset -c CPU per worker when this process is confined to fewer cores than the machine has."""
-    allowed = pinning.usable_cpus()
+    allowed = usable_cpus()
     confined = len(allowed) < (os.cpu_count() or len(allowed))
     if not confined or shutil.which("taskset") is None:
         return [[] for _ in range(count)]
