@@ -33,7 +33,7 @@ USAGE = """bench.sh [run] [options]                     (run is the default comm
        bench.sh                                     (no arguments: what a run would do, not run)"""
 
 DESCRIPTION = """\
-Benchmark any part of the catalog with real load tools (wrk, ab, hey, vegeta) on loopback:
+Benchmark any part of the catalog with real load tools (wrk, ab, hey, vegeta, locust) on loopback:
 start the entrypoint (and local Mongo/Redis when a route needs them), check the route contract,
 warm up, load, record one JSON line per run, then write results.md and report.html.
 
@@ -52,6 +52,7 @@ examples:
   ./bench.sh --servers falcon_gunicorn --ops hello --tool vegeta --rate 550
   ./bench.sh --preset one-core --repeat 3
   ./bench.sh --target http://127.0.0.1:8080 --servers gin --ops hello,json   (a server started elsewhere)
+  ./bench.sh --servers nethttp --ops hello --tool locust --load-workers 2    locust, a master and 2 workers
   ./bench.sh report results/20260101-120000/results.jsonl
   ./bench.sh compare results/a/results.jsonl results/b/results.jsonl
 """
@@ -127,6 +128,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                            f"{planning.DEFAULT_WARMUP_S:g}; 0: none)")
     load.add_argument("--timeout", type=positive_float, default=planning.DEFAULT_TIMEOUT_S, metavar="S",
                       help=f"per-request timeout of the tool (default {planning.DEFAULT_TIMEOUT_S:g} s)")
+    add_load_host_arguments(p)
     add_noise_arguments(p)
     srv = p.add_argument_group("the servers")
     srv.add_argument("--workers", type=int, metavar="N",
@@ -148,6 +150,22 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                           "report.html, raw/ tool outputs, logs/ server stderr")
     out.add_argument("--dry-run", action="store_true", help="print the plan and its expected time, run nothing")
     out.add_argument("--plain", action="store_true", help="no live progress bar, only the lines")
+
+
+def add_load_host_arguments(p: argparse.ArgumentParser) -> None:
+    """locust's distributed mode (bench/tools/locust.py) and the hosts of the three-host layout."""
+    g = p.add_argument_group("load from several processes or hosts (--tool locust)")
+    g.add_argument("--load-workers", type=int, default=0, metavar="N",
+                   help="locust: a master and N local worker processes (each pinned to a core of the load "
+                        "tool's); 0 (default): one locust process")
+    g.add_argument("--locust-master-bind", metavar="HOST[:PORT]", default="",
+                   help="locust: the address the master listens on for its workers (default 127.0.0.1, a free "
+                        "port; with remote workers port 5557)")
+    g.add_argument("--locust-remote-workers", type=int, default=0, metavar="M",
+                   help="locust: also wait for M workers on other load hosts (the command to run there is "
+                        "printed at the start)")
+    g.add_argument("--remote-target", action="store_true",
+                   help="allow a --target beyond loopback: your own app host in the three-host layout (README)")
 
 
 def add_noise_arguments(p: argparse.ArgumentParser) -> None:
@@ -192,18 +210,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # -- run -----------------------------------------------------------------------------------------
-def check_loopback(url: str) -> str:
+def check_loopback(url: str, remote: bool = False) -> str:
     parts = urlsplit(url)
     if parts.scheme != "http" or not parts.hostname:
         raise UsageError(f"--target {url!r}: expected http://HOST:PORT")
     host = parts.hostname
-    if host != "localhost":
+    if host != "localhost" and not remote:
         try:
             if not ipaddress.ip_address(host).is_loopback:
                 raise ValueError
         except ValueError:
             raise UsageError(f"--target {url!r}: load goes to loopback addresses only (127.0.0.0/8, ::1, "
-                             f"localhost); publish the server's port on 127.0.0.1") from None
+                             f"localhost); publish the server's port on 127.0.0.1, or give "
+                             f"--remote-target for an app host of your own") from None
     return f"http://{parts.netloc}"
 
 
@@ -221,7 +240,7 @@ def settings_from(args: argparse.Namespace) -> tuple[planning.Settings, list[Ent
         s = s.scaled_quick()
     target_entries = None
     if args.target:
-        s.target = check_loopback(args.target)
+        s.target = check_loopback(args.target, args.remote_target)
         names = [e.name for e in selection.select_entries(args.servers)] if args.servers else []
         if len(names) > 1:
             raise UsageError("--target benchmarks one server: give --servers one name (or none)")
@@ -269,6 +288,14 @@ def settings_from(args: argparse.Namespace) -> tuple[planning.Settings, list[Ent
         s.server_cores = args.server_cores
     s.warmup_s, s.timeout_s, s.users, s.pin = args.warmup, args.timeout, args.users, args.pin
     s.mongo_url, s.redis_url = args.mongo_url or "", args.redis_url or ""
+    if args.load_workers < 0 or args.locust_remote_workers < 0:
+        raise UsageError("--load-workers and --locust-remote-workers must be 0 or more")
+    if (args.load_workers or args.locust_remote_workers or args.locust_master_bind) and s.tool != "locust":
+        raise UsageError("--load-workers and --locust-* are for --tool locust (its distributed mode)")
+    if args.remote_target and not args.target:
+        raise UsageError("--remote-target goes with --target URL")
+    s.load_workers, s.remote_workers = args.load_workers, args.locust_remote_workers
+    s.master_bind = args.locust_master_bind
     if s.users < 1:
         raise UsageError("--users must be at least 1")
     if args.workers is not None and args.workers < 1:

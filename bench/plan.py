@@ -60,6 +60,9 @@ class Settings:
     quick: bool = False
     mongo_url: str = ""  # use these backends instead of starting local ones
     redis_url: str = ""
+    load_workers: int = 0  # locust: local worker processes of its distributed mode (0: one process)
+    remote_workers: int = 0  # locust: workers on other load hosts the master waits for
+    master_bind: str = ""  # locust: the master's HOST[:PORT]
 
     def scaled_quick(self) -> "Settings":
         """--quick: shorter runs, fewer requests (the matrix is not changed here)."""

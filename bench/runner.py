@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bench import machine, noise, pinning, rounds, schema, verify, versions
+from bench import hosts, machine, noise, pinning, rounds, schema, verify, versions
 from bench.ceiling import Ceilings
 from bench.plan import Plan, RunSpec
 from bench.procs import run_bounded
@@ -60,6 +60,7 @@ class Runner:
         self.progress = progress
         self.tool = get_tool(self.settings.tool)
         self.probe: noise.Probe | None = None
+        self.backend_urls: dict[str, str] = {}
 
     # -- checks before anything starts ---------------------------------------------------------
     def load_spec(self, run: RunSpec, base_url: str, stem: str, duration_s: float | None = None,
@@ -70,7 +71,8 @@ class Runner:
             duration_s=run.duration_s if duration_s is None else duration_s,
             requests=run.requests if requests == -1 else requests, rate=run.rate, keepalive=run.keepalive,
             timeout_s=s.timeout_s, users=s.users, fixed_id=fixed_id(run.entry.name, run.operation, s.users),
-            workdir=self.out / "work", stem=stem)
+            workdir=self.out / "work", stem=stem, load_workers=s.load_workers,
+            remote_workers=s.remote_workers, master_bind=s.master_bind)
 
     def validate(self) -> None:
         """Raise ToolMissing or Unsupported before any process is started."""
@@ -89,6 +91,10 @@ class Runner:
         self.progress.start(len(self.plan.runs))
         self.progress.note(f"{len(self.plan.runs)} runs of {len(self.plan.entries)} stacks with {self.tool.name} "
                            f"{ctx.tool_version}; {ctx.pinning.describe()}")
+        if self.plan.runs and getattr(self.tool, "announce", None):
+            announcement = self.tool.announce(self.load_spec(self.plan.runs[0], s.target or "http://HOST", "announce"))
+            if announcement:
+                self.progress.note(announcement, "yellow")
         needed = self.plan.backends()
         session = BackendSession(needed, self.out / "backends", s.users, s.mongo_url, s.redis_url)
         try:
@@ -104,6 +110,7 @@ class Runner:
                     self.progress.note(backend_failure, "red")
                 for note in session.notes:
                     self.progress.note(note)
+            self.backend_urls = {"mongo": session.mongo_url, "redis": session.redis_url}
             self.ceilings = Ceilings({"mongo": session.mongo_url, "redis": session.redis_url}, s.users,
                                      self.progress.note)
             for stint in rounds.schedule(self.plan):
@@ -221,6 +228,8 @@ class Runner:
             self.apply_probe(result, self.probe.end(probe_token))
         raw = self.tool.collect(spec, done.stdout, done.stderr)
         result.raw_output = self.save_raw(stem, argv, done.returncode, raw)
+        result.load_hosts, result.load_workers = self.tool.load_hosts(raw)
+        result.load_master = hosts.load_master(argv)
         try:
             result.apply(self.tool.parse(raw))
         except (ValueError, KeyError) as exc:
@@ -258,6 +267,7 @@ class Runner:
             threads=self._threads(run), rate=run.rate, loop=run.loop, keepalive=run.keepalive,
             duration_s=run.duration_s, requests_target=run.requests, target=s.target,
             pinning=ctx.pinning.as_dict(), machine=ctx.machine,
+            backends=hosts.backends_of(run.operation, self.backend_urls),
             # a server started elsewhere may run other versions than this checkout has installed
             versions=versions.for_entry(entry.name) if not s.target else {},
             preset=s.preset, repeat=run.repeat, repeats=run.repeats, timestamp=now(),

@@ -105,6 +105,14 @@ class Result:
     failure: str = ""
     notes: list[str] = field(default_factory=list)
     target: str = ""  # the --target URL when the server was started elsewhere
+    # where the pieces ran (bench/hosts.py): the backend this route used, its URL without credentials
+    # ({} for routes without one; with --target, the URLs given by --mongo-url/--redis-url), and the
+    # load: host names of the processes that sent it, how many load processes (locust's workers)
+    # and the locust master's address ("" for a single load process)
+    backends: dict[str, str] = field(default_factory=dict)
+    load_hosts: list[str] = field(default_factory=list)
+    load_workers: int | None = None
+    load_master: str = ""
     pinning: dict = field(default_factory=dict)
     machine: dict = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)

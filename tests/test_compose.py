@@ -206,12 +206,27 @@ def test_published_ports_bind_loopback_with_distinct_defaults(services):
     defaults = []
     for name, service in services.items():
         for port in service.get("ports", []):
+            assert port.startswith("${BIND_ADDRESS:-127.0.0.1}:"), name  # one knob for a host's address
             host_ip, host_port, container_port = interpolate(port).split(":")
             assert host_ip == "127.0.0.1", f"{name} publishes {port} beyond loopback"
-            assert container_port == ("80" if name == "nginx" else "8000")
+            assert container_port == {"nginx": "80", "mongo": "27017", "redis": "6379"}.get(name, "8000")
             defaults.append(int(host_port))
-    assert len(defaults) == len(set(defaults)) == len(services) - 4  # all but mongo, redis and the seeds
+    assert len(defaults) == len(set(defaults)) == len(services) - 2  # all but the seeds
     assert interpolate(services["sanic-redis"]["ports"][0], {"PORT_SANIC_REDIS": "9000"}) == "127.0.0.1:9000:8000"
+    assert interpolate(services["redis"]["ports"][0], {"BIND_ADDRESS": "10.0.0.2"}) == "10.0.0.2:8002:6379"
+
+
+def test_three_hosts_backends_alone_and_apps_pointed_elsewhere(services, app_services):
+    # a bare `up` starts what has no profile: the backends and their seeds, nothing else
+    assert {name for name, s in services.items() if "profiles" not in s} == {"mongo", "redis", *SEEDS}
+    for name, service in app_services.items():
+        assert service["profiles"] == ["apps", "nginx"], name
+    argv = services["sanic-mongo"]["command"]
+    url = argv[argv.index("--mongo-url") + 1]
+    assert interpolate(url) == "mongodb://mongo:27017/test"
+    assert interpolate(url, {"MONGO_URL": "mongodb://db-host:8001/test"}) == "mongodb://db-host:8001/test"
+    argv = services["sanic-redis"]["command"]
+    assert interpolate(argv[argv.index("--redis-url") + 1], {"REDIS_URL": "redis://db:8002/0"}) == "redis://db:8002/0"
 
 
 def test_nginx_is_an_optional_keepalive_front(services):

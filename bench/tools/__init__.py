@@ -1,4 +1,4 @@
-"""The load tools: one module each (wrk, ab, hey, vegeta), each builds its command and parses its output.
+"""The load tools: one module each (wrk, ab, hey, vegeta, locust), each builds its command and parses its output.
 
 TOOLS maps a tool name to its class; get(name) returns an instance. Nothing here starts a server.
 """
@@ -7,10 +7,11 @@ from __future__ import annotations
 from bench.tools.ab import Ab
 from bench.tools.base import LoadSpec, Tool, ToolMissing, Unsupported
 from bench.tools.hey import Hey
+from bench.tools.locust import Locust
 from bench.tools.vegeta import Vegeta
 from bench.tools.wrk import Wrk
 
-TOOLS: dict[str, type[Tool]] = {"wrk": Wrk, "ab": Ab, "hey": Hey, "vegeta": Vegeta}
+TOOLS: dict[str, type[Tool]] = {"wrk": Wrk, "ab": Ab, "hey": Hey, "vegeta": Vegeta, "locust": Locust}
 DEFAULT_TOOL = "wrk"
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,10 @@ class LoadSpec:
     fixed_id: int = 1  # the id of tools that send one URL only
     workdir: Path = Path(".")
     stem: str = "run"  # file name prefix of scripts, targets and outputs in workdir
+    # locust's distributed mode: local worker processes, remote ones to wait for, the master's address
+    load_workers: int = 0
+    remote_workers: int = 0
+    master_bind: str = ""  # HOST or HOST:PORT (default 127.0.0.1, a free port)
 
     @property
     def has_id(self) -> bool:
@@ -103,6 +108,10 @@ class Tool:
 
     def discard(self, spec: LoadSpec) -> None:
         """Drop the output files of a run whose numbers are not wanted (a warm-up)."""
+
+    def load_hosts(self, raw: dict[str, str]) -> tuple[list[str], int | None]:
+        """The hosts that sent the load and the number of load processes (None: the tool's own threads)."""
+        return [socket.gethostname()], None
 
 
 def go_bin_dirs() -> list[Path]:
