@@ -2,11 +2,13 @@
 
 Sampled from outside with psutil. CPU is the user+system time a process spent between the first
 and the last sample, as a percent of one core over that window. Roles:
-- worker: a process that serves requests: the only process, or a child of the entry's process;
+- worker: a process that serves requests: the only process, or a child of the entry's process
+  that holds the server's listen socket or client connections;
 - supervisor: the entry's process when it has children (gunicorn's arbiter, Sanic's main process,
   uvicorn's and granian's supervisors, the pre-forking gevent parent): it starts, watches and
   replaces workers and serves nothing itself (its CPU stays near 0);
-- spawner: a helper of the process machinery (multiprocessing's resource tracker or fork server).
+- spawner: a helper of the process machinery (multiprocessing's resource tracker or fork server);
+- helper: any other child (Sanic's multiprocessing manager, which shares state between workers).
 A worker that the kernel gave no connection shows as a worker with 0 client connections and no CPU.
 """
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 
 import psutil
 
-WORKER, SUPERVISOR, SPAWNER = "worker", "supervisor", "spawner"
+WORKER, SUPERVISOR, SPAWNER, HELPER = "worker", "supervisor", "spawner", "helper"
 _SPAWNER_MARKS = ("resource_tracker", "forkserver", "semaphore_tracker")
 
 
@@ -89,23 +91,26 @@ class Census:
             info.threads = max(info.threads, threads)
             info.rss_mb = max(info.rss_mb, round(rss / 2**20, 1))
 
-    def result(self) -> list[ProcessInfo]:
+    def result(self, serving: set[int] | None = None) -> list[ProcessInfo]:
         """The processes seen, with their roles and their CPU over the window."""
         window = max(self.ended - self.started, 1e-9)
         infos = sorted(self.info.values(), key=lambda i: (i.pid != self.root, i.pid))
         for info in infos:
             info.cpu_s = round(self.last_cpu[info.pid] - self.first_cpu[info.pid], 3)
             info.cpu_percent = round(100.0 * info.cpu_s / window, 1)
-        assign_roles(infos, self.root)
+        assign_roles(infos, self.root, serving)
         return infos
 
 
-def assign_roles(infos: list[ProcessInfo], root: int) -> None:
-    """The root alone is the worker; with children it supervises them, and they work (but spawners)."""
+def assign_roles(infos: list[ProcessInfo], root: int, serving: set[int] | None = None) -> None:
+    """The root alone is the worker; with children it supervises them. A child is a worker when it
+    holds the server's listen socket or client connections (serving), else a spawner or a helper."""
     for info in infos:
         if info.pid == root:
             info.role = SUPERVISOR if len(infos) > 1 else WORKER
         elif any(mark in info.command for mark in _SPAWNER_MARKS):
             info.role = SPAWNER
-        else:
+        elif serving is None or info.pid in serving:
             info.role = WORKER
+        else:
+            info.role = HELPER

@@ -155,6 +155,10 @@ class Connections:
         self.last_at = now
         self.samples += 1
 
+    def serving_pids(self) -> set[int]:
+        """Processes that held the listen socket or a client connection."""
+        return {pid for pid, s in self.listen_inodes.items() if s} | {pid for pid, c in self.client.items() if any(c)}
+
     def result(self) -> dict:
         window = self.last_at - self.first_at
         inodes = {i for s in self.listen_inodes.values() for i in s if i}

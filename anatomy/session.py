@@ -49,9 +49,9 @@ def _backend_port(url: str) -> int | None:
     return urlparse(url).port if url else None
 
 
-def profiled_pids(census: Census) -> list[int]:
+def profiled_pids(census: Census, conns: Connections) -> list[int]:
     """The processes to profile: the workers seen so far."""
-    return [p.pid for p in census.result() if p.role == WORKER]
+    return [p.pid for p in census.result(conns.serving_pids()) if p.role == WORKER]
 
 
 class Profiler:
@@ -168,7 +168,7 @@ def _observe(entry, settings: Settings, server: LocalServer, port: int, backend_
     conns.sample(census.pids())
     profiler = Profiler(entry, workdir, pprof_port)
     if settings.profile:
-        profiler.start(profiled_pids(census), window)
+        profiler.start(profiled_pids(census, conns), window)
     else:
         profiler.why = "profiling off (--no-profile)"
     end = time.monotonic() + window
@@ -180,7 +180,7 @@ def _observe(entry, settings: Settings, server: LocalServer, port: int, backend_
     loader.join(settings.seconds + 60)
     measured = tool.parse({"stdout": load["done"].stdout}) if "done" in load else None
     connections = conns.result()
-    processes = census.result()
+    processes = census.result(conns.serving_pids())
     cpu = cpu_section(entry, profiler, processes, census.ended - census.started, server.workers or 1)
     return {
         "load": {"requests_per_s": measured.requests_per_s if measured else None,
