@@ -72,6 +72,20 @@ def as_text(result: dict) -> str:
     return "\n".join(out)
 
 
+def as_markdown(result: dict, command: str = "") -> str:
+    """The anatomy as a lesson page's example: headline, process table, connections, layers, top functions."""
+    out = [f"Measured with `{command}`:" if command else "", "", headline(result), "",
+           "| " + " | ".join(PROCESS_HEADER[:-1]) + " |", "|" + "---|" * (len(PROCESS_HEADER) - 1)]
+    out += ["| " + " | ".join(row[:-1]) + " |" for row in process_rows(result)]
+    out += ["", *(f"- {line}" for line in connection_lines(result) + cpu_lines(result))]
+    if result["cpu"]["top"]:
+        out += ["", "| function (leaf) | layer | % of sampled CPU |", "|---|---|---|"]
+        out += [f"| `{t['function']}` | {t['layer']} | {t['percent']:.1f} |" for t in result["cpu"]["top"][:8]]
+    out += ["", f"Machine: {result['machine']}. Versions: "
+            + ", ".join(f"{k} {v}" for k, v in result["versions"].items()) + ".", ""]
+    return "\n".join(out)
+
+
 def as_json(result: dict) -> str:
     cpu = {k: v for k, v in result["cpu"].items() if k not in ("stacks", "rules")}
     return json.dumps({**result, "cpu": cpu}, indent=2, default=str)

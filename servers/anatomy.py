@@ -18,7 +18,7 @@ from servers import catalog
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m servers.anatomy", description=__doc__.split("\n\n", 1)[1],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("name", nargs="+", help="catalog entries (python -m servers lists them)")
+    p.add_argument("name", nargs="*", help="catalog entries (python -m servers lists them)")
     p.add_argument("--op", default="hello", choices=list(catalog.OPERATIONS), help="operation (default hello)")
     p.add_argument("--connections", type=int, default=50, help="wrk connections (default 50)")
     p.add_argument("--seconds", type=float, default=10.0, help="load duration (default 10; at least 3)")
@@ -29,6 +29,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--html", type=Path, help="also write an HTML page with the flame graphs to this file")
     p.add_argument("--out", type=Path, default=None, help="working directory (default results/anatomy)")
+    p.add_argument("--docs", action="store_true",
+                   help="regenerate the lesson pages in docs/: source links at the installed versions and each "
+                        "page's measured example (run it under the heavy-job lock; NAMEs: only those pages)")
+    p.add_argument("--links-only", action="store_true", help="with --docs: the links only, no measurement")
     return p
 
 
@@ -36,6 +40,16 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from anatomy import report, session
 
+    if args.docs:
+        from anatomy import docs
+
+        changed = docs.regenerate(links_only=args.links_only, only=args.name or None,
+                                  log=lambda line: print(line, file=sys.stderr, flush=True))
+        print(f"{len(changed)} pages changed: " + " ".join(str(p.relative_to(docs.DOCS)) for p in changed))
+        return 0
+    if not args.name:
+        print("error: name at least one entry (or --docs)", file=sys.stderr)
+        return 2
     for name in args.name:
         if name not in catalog.BY_NAME:
             print(f"error: no catalog entry {name!r}; `python -m servers` lists them", file=sys.stderr)

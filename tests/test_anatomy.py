@@ -6,7 +6,7 @@ import shutil
 import psutil
 import pytest
 
-from anatomy import layers, pprof, pyspy, session
+from anatomy import docs, layers, lessons, pprof, pyspy, session, sources
 from backends.pools import MAX_POOL_SIZE
 from servers import catalog
 from serverproc import ServerProcess, free_port
@@ -109,3 +109,19 @@ def test_without_py_spy_the_cpu_section_says_why_in_one_line(monkeypatch, tmp_pa
     monkeypatch.setattr(shutil, "which", lambda name: None)
     why = pyspy.unavailable()
     assert why and "\n" not in why and "py-spy" in why
+
+
+def test_every_entry_has_a_lesson_page_and_every_page_a_measured_example():
+    for entry in catalog.ENTRIES:
+        assert lessons.pages(entry), f"{entry.name}: no page for server {entry.server}"
+    for page in docs.page_files():
+        text = page.read_text(encoding="utf-8")
+        match = docs.EXAMPLE.search(text)
+        assert match and match["name"] in catalog.BY_NAME, page
+
+
+def test_every_lesson_link_names_a_function_of_the_installed_version():
+    """Each linked function exists in the installed source (a newer release that renamed one fails
+    here); `python -m servers.anatomy --docs --links-only` re-points tags and lines after an upgrade."""
+    for page in docs.page_files():
+        sources.resolve(page.read_text(encoding="utf-8"))  # raises SourceError naming the link
