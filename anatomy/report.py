@@ -119,7 +119,7 @@ def as_html_section(result: dict, svg: str = "") -> str:
         parts.append(_table(["function (leaf)", "layer", "% of sampled CPU"],
                             [[t["function"], t["layer"], f"{t['percent']:.1f}"] for t in cpu["top"]]))
     if svg:
-        parts.append(f'<div class="flame">{svg}</div>')
+        parts.append(f'<div class="flame" style="overflow-x:auto">{svg}</div>')
     parts.append(f"<p class=\"note\">machine: {html.escape(result['machine'])}; versions: "
                  + html.escape(", ".join(f"{k} {v}" for k, v in result["versions"].items())) + "</p>")
     return "\n".join(parts)
