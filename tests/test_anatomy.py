@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import shutil
+from xml.etree import ElementTree
 
 import psutil
 import pytest
 
-from anatomy import docs, layers, lessons, pprof, pyspy, session, sources
+from anatomy import docs, layers, lessons, pprof, pyspy, report, session, sources
 from backends.pools import MAX_POOL_SIZE
 from servers import catalog
 from serverproc import ServerProcess, free_port
@@ -55,6 +56,8 @@ def test_two_gunicorn_workers_share_the_load_under_one_supervisor(tmp_path):
     assert layers.SERVER in busiest and layers.FRAMEWORK in busiest, cpu["layers"]
     assert "server (gunicorn-sync)" in cpu["shares"] and "framework (flask)" in cpu["shares"]
     assert any("gunicorn/" in t["function"] for t in cpu["top"])
+    svg = ElementTree.fromstring(report.flame_svg(result))  # the flame graph is well-formed SVG
+    assert len(svg.findall(".//{http://www.w3.org/2000/svg}rect")) > 10
 
 
 @needs_wrk
