@@ -34,7 +34,7 @@ def headline(result: dict) -> str:
             f"{result['model']}, {result['workers']} workers; wrk {result['clients']} connections "
             f"{result['seconds']:g} s: {rps or 0:,.0f} requests/s, p50 {lat.get('p50', '?')} ms, "
             f"p99 {lat.get('p99', '?')} ms, errors {load.get('errors')}, non-2xx {load.get('non_2xx')}"
-            + ("" if result["cpu"]["why"] else " (under the profiler, which pauses a worker for each sample: "
+            + ("" if result["cpu"]["why"] or result["model"] == "goroutines" else " (under the profiler, which pauses a worker for each sample: "
                                                  "compare rates with ./bench.sh, not these)"))
 
 
