@@ -62,10 +62,11 @@ def main(argv: list[str] | None = None) -> None:
 
         table = Table(title=f"{len(catalog.ENTRIES)} entrypoints: python -m servers.<name>, "
                             "or python -m servers.run <name> for any of them")
-        for column in COLUMNS:
+        shown = COLUMNS[:-1]  # the lessons' paths are for the README (links); --help names them
+        for column in shown:
             table.add_column(column, no_wrap=column not in ("description", "limits"))
         for row in rows():
-            table.add_row(*(row[c] for c in COLUMNS))
+            table.add_row(*(row[c] for c in shown))
         # Piped output gets a wide table rather than rich's 80-column fallback.
         Console(width=None if sys.stdout.isatty() else 200).print(table)
 
