@@ -11,9 +11,9 @@ queue, and backend connections (held per process, and opened per second), sample
   each connection's data segments in), so that new backend connections compare to the requests of
   the same seconds (wrk's own rate includes the warm-up and the ramp down).
 - Backend connections: per process, the ESTABLISHED sockets to a backend port (psutil); opened per
-  second: every socket to or from a backend port that `ss -tan` shows in any state (TIME-WAIT lasts
-  60 s, so a connection opened and closed between two samples is still seen) keyed by its client
-  port; the keys not there at the first sample, over the window's seconds.
+  second: the sockets to or from a backend port that `ss -tano` shows, in any state, that were not
+  there at the previous sample (TIME-WAIT lasts 60 s, so a connection opened and closed between two
+  samples is still seen), or that reuse the client port of one that had closed; over the window.
 """
 from __future__ import annotations
 
@@ -59,21 +59,31 @@ def listen_queues(port: int) -> list[tuple[int, int]]:
     return [(int(f[1]), int(f[2])) for f in ss(["-ltn", f"sport = :{port}"]) if len(f) >= 4 and f[1].isdigit()]
 
 
-def backend_client_ports(backend_ports: set[int]) -> set[tuple[int, int]]:
-    """(backend port, client port) of every socket to or from a backend port, in any state."""
+_TIMER = re.compile(r"timer:\(timewait,(?:(?P<min>\d+)min)?(?:(?P<sec>\d+)sec)?(?:(?P<ms>\d+)ms)?")
+TIME_WAIT_S = 60.0  # Linux's TCP_TIMEWAIT_LEN
+
+
+def backend_sockets(backend_ports: set[int]) -> list[tuple[tuple[int, int], str, float | None]]:
+    """((backend port, client port), state, seconds left in TIME-WAIT or None) of every socket to or
+    from a backend port."""
     if not backend_ports:
-        return set()
+        return []
     expr = " or ".join(f"dport = :{p} or sport = :{p}" for p in sorted(backend_ports))
-    keys = set()
-    for fields in ss(["-tan", f"( {expr} )"]):
+    out = []
+    for line in ss_lines(["-tano", f"( {expr} )"]):
+        fields = line.split()
         if len(fields) < 5:
             continue
         local, peer = _addr_port(fields[3]), _addr_port(fields[4])
-        if peer in backend_ports:
-            keys.add((peer, local))
-        elif local in backend_ports:
-            keys.add((local, peer))
-    return keys
+        key = (peer, local) if peer in backend_ports else (local, peer) if local in backend_ports else None
+        if key is None:
+            continue
+        left = None
+        match = _TIMER.search(line)
+        if fields[0] == "TIME-WAIT" and match:
+            left = int(match["min"] or 0) * 60 + int(match["sec"] or 0) + int(match["ms"] or 0) / 1000
+        out.append((key, fields[0], left))
+    return out
 
 
 _SEGS_IN = re.compile(r"\bdata_segs_in:(\d+)")
@@ -101,6 +111,18 @@ def client_requests(port: int) -> dict[int, int]:
     return out
 
 
+def _another_connection(prev: tuple, state: str, left: float | None, now: float) -> bool:
+    """Whether a socket on a key seen before is a new connection: the old one was in TIME-WAIT and
+    this one is open, or this TIME-WAIT has far more time left than the old one could (a new close
+    on the reused port; the kernel's TIME-WAIT timers are coarse, a few seconds, hence the margin)."""
+    old_state, old_left, then = prev
+    if old_state != "TIME-WAIT":
+        return False
+    if state != "TIME-WAIT":
+        return True
+    return left is not None and old_left is not None and left > old_left - (now - then) + 5.0
+
+
 @dataclass
 class Connections:
     """connections.sample(pids) repeatedly during the load, then connections.result()."""
@@ -114,8 +136,8 @@ class Connections:
     queued: list[int] = field(default_factory=list)
     backlog: int = 0
     listen_sockets: int = 0
-    first_keys: set = field(default_factory=set)
-    new_keys: set = field(default_factory=set)
+    seen: dict = field(default_factory=dict)  # backend key -> (state, seconds left in TIME-WAIT, when)
+    new: int = 0
     first_requests: dict = field(default_factory=dict)
     requests: dict = field(default_factory=dict)
     first_at: float = 0.0
@@ -143,15 +165,18 @@ class Connections:
             self.queued.append(sum(q for q, _ in queues))
             self.backlog = max(b for _, b in queues)
             self.listen_sockets = len(queues)
-        keys = backend_client_ports(self.backend_ports)
+        sockets = backend_sockets(self.backend_ports)
+        now = time.monotonic()  # the TIME-WAIT timers were read just now
         requests = client_requests(self.port)
-        now = time.monotonic()
         for k, v in requests.items():
             self.requests[k] = max(self.requests.get(k, 0), v)
         if not self.samples:
-            self.first_keys, self.first_at, self.first_requests = keys, now, requests
-        else:
-            self.new_keys |= keys - self.first_keys
+            self.first_at, self.first_requests = now, requests
+        for key, state, left in sockets:
+            prev = self.seen.get(key)
+            if self.samples and (prev is None or _another_connection(prev, state, left, now)):
+                self.new += 1
+            self.seen[key] = (state, left, now)
         self.last_at = now
         self.samples += 1
 
@@ -171,6 +196,7 @@ class Connections:
         else:
             how = f"{len(inodes)} listen sockets, one per process (SO_REUSEPORT: the kernel spreads connections)"
         served = sum(v - self.first_requests.get(k, 0) for k, v in self.requests.items())
+        new = self.new
         return {
             "requests_per_s": round(served / window, 1) if window > 0 else None,
             "per_process": {pid: {"client_mean": _mean(self.client[pid]), "client_max": max(self.client[pid], default=0),
@@ -183,8 +209,8 @@ class Connections:
             "accept_queue_mean": _mean(self.queued),
             "backlog": self.backlog,
             "backend_ports": sorted(self.backend_ports),
-            "backend_new": len(self.new_keys),
-            "backend_new_per_s": round(len(self.new_keys) / window, 1) if window > 0 else None,
+            "backend_new": new,
+            "backend_new_per_s": round(new / window, 1) if window > 0 else None,
             "backend_open_max": sum(max(v, default=0) for v in self.backend.values()),
             "window_s": round(window, 2),
             "samples": self.samples,
