@@ -19,12 +19,13 @@ from anatomy.census import SPAWNER, WORKER, Census
 from anatomy.connections import Connections
 from bench import machine, versions
 from bench.procs import run_bounded
-from bench.selection import backend_of
-from bench.server import LocalServer, free_port
+from servers.core.catalog import backend_of
+from bench.server import LocalServer
+from servers.core.start import free_port
 from bench.services import BackendSession
 from bench.tools.base import LoadSpec
 from bench.tools.wrk import Wrk
-from servers import catalog
+from servers.core import catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_S = 0.25

@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from servers import catalog
+from servers.core import catalog
 
 
 def build_parser() -> argparse.ArgumentParser:
