@@ -11,9 +11,9 @@ queue, and backend connections (held per process, and opened per second), sample
   each connection's data segments in), so that new backend connections compare to the requests of
   the same seconds (wrk's own rate includes the warm-up and the ramp down).
 - Backend connections: per process, the ESTABLISHED sockets to a backend port (psutil); opened per
-  second: the sockets to or from a backend port that `ss -tano` shows, in any state, that were not
-  there at the previous sample (TIME-WAIT lasts 60 s, so a connection opened and closed between two
-  samples is still seen), or that reuse the client port of one that had closed; over the window.
+  second: the connections to a backend port that `ss -tanoe` shows and the first sample did not, by
+  socket cookie (unique per socket, kept in TIME-WAIT, which lasts 60 s: a connection opened and
+  closed between two samples is still seen, and a reused client port is still a new socket).
 """
 from __future__ import annotations
 
@@ -59,31 +59,26 @@ def listen_queues(port: int) -> list[tuple[int, int]]:
     return [(int(f[1]), int(f[2])) for f in ss(["-ltn", f"sport = :{port}"]) if len(f) >= 4 and f[1].isdigit()]
 
 
-_TIMER = re.compile(r"timer:\(timewait,(?:(?P<min>\d+)min)?(?:(?P<sec>\d+)sec)?(?:(?P<ms>\d+)ms)?")
-TIME_WAIT_S = 60.0  # Linux's TCP_TIMEWAIT_LEN
+_COOKIE = re.compile(r"\bsk:([0-9a-f]+)")
 
 
-def backend_sockets(backend_ports: set[int]) -> list[tuple[tuple[int, int], str, float | None]]:
-    """((backend port, client port), state, seconds left in TIME-WAIT or None) of every socket to or
-    from a backend port."""
+def backend_connections(backend_ports: set[int]) -> set[str]:
+    """The socket cookies (`ss -e` sk:, kept when a socket enters TIME-WAIT) of every connection to a
+    backend port: the client's side in any state, and the backend's side once in TIME-WAIT (when the
+    backend closed first, the client's side is gone within a millisecond and only that one stays)."""
     if not backend_ports:
-        return []
+        return set()
     expr = " or ".join(f"dport = :{p} or sport = :{p}" for p in sorted(backend_ports))
-    out = []
-    for line in ss_lines(["-tano", f"( {expr} )"]):
+    cookies = set()
+    for line in ss_lines(["-tanoe", f"( {expr} )"]):
         fields = line.split()
-        if len(fields) < 5:
+        match = _COOKIE.search(line)
+        if len(fields) < 5 or not match:
             continue
-        local, peer = _addr_port(fields[3]), _addr_port(fields[4])
-        key = (peer, local) if peer in backend_ports else (local, peer) if local in backend_ports else None
-        if key is None:
-            continue
-        left = None
-        match = _TIMER.search(line)
-        if fields[0] == "TIME-WAIT" and match:
-            left = int(match["min"] or 0) * 60 + int(match["sec"] or 0) + int(match["ms"] or 0) / 1000
-        out.append((key, fields[0], left))
-    return out
+        client_side = _addr_port(fields[4]) in backend_ports
+        if client_side or fields[0] == "TIME-WAIT":
+            cookies.add(match[1])
+    return cookies
 
 
 _SEGS_IN = re.compile(r"\bdata_segs_in:(\d+)")
@@ -111,18 +106,6 @@ def client_requests(port: int) -> dict[int, int]:
     return out
 
 
-def _another_connection(prev: tuple, state: str, left: float | None, now: float) -> bool:
-    """Whether a socket on a key seen before is a new connection: the old one was in TIME-WAIT and
-    this one is open, or this TIME-WAIT has far more time left than the old one could (a new close
-    on the reused port; the kernel's TIME-WAIT timers are coarse, a few seconds, hence the margin)."""
-    old_state, old_left, then = prev
-    if old_state != "TIME-WAIT":
-        return False
-    if state != "TIME-WAIT":
-        return True
-    return left is not None and old_left is not None and left > old_left - (now - then) + 5.0
-
-
 @dataclass
 class Connections:
     """connections.sample(pids) repeatedly during the load, then connections.result()."""
@@ -136,8 +119,8 @@ class Connections:
     queued: list[int] = field(default_factory=list)
     backlog: int = 0
     listen_sockets: int = 0
-    seen: dict = field(default_factory=dict)  # backend key -> (state, seconds left in TIME-WAIT, when)
-    new: int = 0
+    first_cookies: set = field(default_factory=set)
+    cookies: set = field(default_factory=set)
     first_requests: dict = field(default_factory=dict)
     requests: dict = field(default_factory=dict)
     first_at: float = 0.0
@@ -165,18 +148,14 @@ class Connections:
             self.queued.append(sum(q for q, _ in queues))
             self.backlog = max(b for _, b in queues)
             self.listen_sockets = len(queues)
-        sockets = backend_sockets(self.backend_ports)
-        now = time.monotonic()  # the TIME-WAIT timers were read just now
+        cookies = backend_connections(self.backend_ports)
         requests = client_requests(self.port)
+        now = time.monotonic()
         for k, v in requests.items():
             self.requests[k] = max(self.requests.get(k, 0), v)
         if not self.samples:
-            self.first_at, self.first_requests = now, requests
-        for key, state, left in sockets:
-            prev = self.seen.get(key)
-            if self.samples and (prev is None or _another_connection(prev, state, left, now)):
-                self.new += 1
-            self.seen[key] = (state, left, now)
+            self.first_at, self.first_requests, self.first_cookies = now, requests, cookies
+        self.cookies |= cookies
         self.last_at = now
         self.samples += 1
 
@@ -196,7 +175,7 @@ class Connections:
         else:
             how = f"{len(inodes)} listen sockets, one per process (SO_REUSEPORT: the kernel spreads connections)"
         served = sum(v - self.first_requests.get(k, 0) for k, v in self.requests.items())
-        new = self.new
+        new = len(self.cookies - self.first_cookies)
         return {
             "requests_per_s": round(served / window, 1) if window > 0 else None,
             "per_process": {pid: {"client_mean": _mean(self.client[pid]), "client_max": max(self.client[pid], default=0),
