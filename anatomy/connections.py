@@ -121,6 +121,15 @@ class Connections:
     listen_sockets: int = 0
     first_cookies: set = field(default_factory=set)
     cookies: set = field(default_factory=set)
+    before_load: set | None = None  # cookies before the load started (mark_start)
+    after_load: set = field(default_factory=set)  # cookies once it ended (mark_end)
+
+    def mark_start(self) -> None:
+        self.before_load = backend_connections(self.backend_ports)
+
+    def mark_end(self) -> None:
+        """Every connection the load made is still listed (TIME-WAIT lasts 60 s): exact counts."""
+        self.after_load = backend_connections(self.backend_ports)
     first_requests: dict = field(default_factory=dict)
     requests: dict = field(default_factory=dict)
     first_at: float = 0.0
@@ -189,6 +198,8 @@ class Connections:
             "backlog": self.backlog,
             "backend_ports": sorted(self.backend_ports),
             "backend_new": new,
+            "backend_new_whole_load": (len(self.after_load - self.before_load)
+                                       if self.before_load is not None and self.after_load else None),
             "backend_new_per_s": round(new / window, 1) if window > 0 else None,
             "backend_open_max": sum(max(v, default=0) for v in self.backend.values()),
             "window_s": round(window, 2),

@@ -43,8 +43,10 @@ def connection_lines(result: dict) -> list[str]:
     lines = [f"listen: {c['listen']}; accept queue max {c['accept_queue_max']} (mean {c['accept_queue_mean']:g}) "
              f"of backlog {c['backlog']}"]
     if c["backend_ports"]:
-        rps = c.get("requests_per_s") or 0
-        per_req = f" ({c['backend_new_per_s'] / rps:.2f} per request, at {rps:,.0f} requests/s in the window)" if rps and c["backend_new_per_s"] is not None else ""
+        per_req = ""
+        if c.get("backend_new_per_request") is not None:
+            per_req = (f"; over the whole load {c['backend_new_whole_load']} new connections for "
+                       f"{result['load']['requests']:,} requests: {c['backend_new_per_request']:.2f} per request")
         lines.append(f"backend (port {', '.join(map(str, c['backend_ports']))}): {c['backend_open_max']} connections "
                      f"open at most (sum over processes), {c['backend_new_per_s']:g} new connections/s{per_req}")
     return lines

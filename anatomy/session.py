@@ -159,12 +159,14 @@ def _observe(entry, settings: Settings, server: LocalServer, port: int, backend_
     spec = LoadSpec(base_url=server.url, path=catalog.OPERATIONS[settings.op], connections=settings.connections,
                     duration_s=settings.seconds, users=settings.users, workdir=workdir, stem="wrk")
     load: dict = {}
+    conns = Connections(port, backend_ports)
+    conns.mark_start()
     loader = threading.Thread(target=lambda: load.update(done=run_bounded(tool.command(spec), tool.time_limit(spec))),
                               daemon=True)
     loader.start()
     time.sleep(WARMUP_S)
     window = max(1.0, settings.seconds - WARMUP_S - 1.0)
-    census, conns = Census(server.pid), Connections(port, backend_ports)
+    census = Census(server.pid)
     census.sample()
     conns.sample(census.pids())
     profiler = Profiler(entry, workdir, pprof_port)
@@ -180,7 +182,11 @@ def _observe(entry, settings: Settings, server: LocalServer, port: int, backend_
     profiler.join(window + 60)
     loader.join(settings.seconds + 60)
     measured = tool.parse({"stdout": load["done"].stdout}) if "done" in load else None
+    conns.mark_end()
     connections = conns.result()
+    whole = connections["backend_new_whole_load"]
+    connections["backend_new_per_request"] = (round(whole / measured.requests, 3)
+                                              if whole is not None and measured and measured.requests else None)
     processes = census.result(conns.serving_pids())
     cpu = cpu_section(entry, profiler, processes, census.ended - census.started, server.workers or 1)
     return {
