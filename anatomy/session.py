@@ -191,6 +191,7 @@ def _observe(entry, settings: Settings, server: LocalServer, port: int, backend_
     cpu = cpu_section(entry, profiler, processes, census.ended - census.started, server.workers or 1)
     return {
         "load": {"requests_per_s": measured.requests_per_s if measured else None,
+                 "requests": measured.requests if measured else None,
                  "latency_ms": measured.latency_ms if measured else {},
                  "errors": sum(measured.errors.values()) if measured else None,
                  "non_2xx": measured.non_2xx if measured else None},
