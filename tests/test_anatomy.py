@@ -66,6 +66,7 @@ def test_per_request_redis_opens_one_connection_per_request_and_the_pool_none(tm
     per_request = run(tmp_path, "flask_gunicorn_gthread", op="redis-per-request", workers=1, profile=False)
     conns = per_request["connections"]
     assert conns["backend_new_per_request"] == pytest.approx(1.0, rel=0.2), conns  # the whole load: exact counts
+    assert "per request" in report.as_text(per_request)
     pooled = run(tmp_path, "flask_gunicorn_gthread", op="redis-pooled", workers=1, profile=False)
     conns = pooled["connections"]
     assert 0 < conns["backend_open_max"] <= MAX_POOL_SIZE
