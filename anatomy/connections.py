@@ -128,7 +128,8 @@ class Connections:
         self.before_load = backend_connections(self.backend_ports)
 
     def mark_end(self) -> None:
-        """Every connection the load made is still listed (TIME-WAIT lasts 60 s): exact counts."""
+        """The connections the load made are still listed (TIME-WAIT lasts 60 s), but for those whose
+        port loopback reused after a second (net.ipv4.tcp_tw_reuse=2): the samples saw those."""
         self.after_load = backend_connections(self.backend_ports)
     first_requests: dict = field(default_factory=dict)
     requests: dict = field(default_factory=dict)
@@ -198,8 +199,10 @@ class Connections:
             "backlog": self.backlog,
             "backend_ports": sorted(self.backend_ports),
             "backend_new": new,
-            "backend_new_whole_load": (len(self.after_load - self.before_load)
-                                       if self.before_load is not None and self.after_load else None),
+            # every cookie seen: a TIME-WAIT socket is dropped when loopback reuses its port (tcp_tw_reuse,
+            # after 1 s), so the end alone misses some; the samples saw them first
+            "backend_new_whole_load": (len((self.after_load | self.cookies) - self.before_load)
+                                       if self.before_load is not None else None),
             "backend_new_per_s": round(new / window, 1) if window > 0 else None,
             "backend_open_max": sum(max(v, default=0) for v in self.backend.values()),
             "window_s": round(window, 2),
