@@ -149,6 +149,9 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                      help="results directory (default results/<timestamp>/): results.jsonl, results.md, "
                           "report.html, raw/ tool outputs, logs/ server stderr")
     out.add_argument("--dry-run", action="store_true", help="print the plan and its expected time, run nothing")
+    out.add_argument("--anatomy", action="store_true",
+                     help="after the runs, add each stack's anatomy (python -m servers.anatomy: processes, "
+                          "connections, CPU by layer, flame graph; about 8 s a stack) to report.html")
     out.add_argument("--plain", action="store_true", help="no live progress bar, only the lines")
 
 
@@ -360,6 +363,10 @@ def cmd_run(args: argparse.Namespace, console: Console) -> int:
         console.print("[yellow]interrupted: servers, tools and backends stopped; writing what was measured[/yellow]")
     results_file = out / "results.jsonl"
     results = schema.read(results_file) if results_file.exists() else []
+    if results and getattr(args, "anatomy", False) and not interrupted and not args.target:
+        from anatomy.bench_report import write_sections
+
+        write_sections(results, out, log=console.print)
     if results:
         title = f"Benchmark results: {s.preset}" if s.preset else "Benchmark results"
         md_path, html_path, md = reports.write(results, out, title)

@@ -12,5 +12,9 @@ def write(results: list[Result], out_dir: Path, title: str = "Benchmark results"
     md = results_md.render(results, title)
     md_path, html_path = out_dir / "results.md", out_dir / "report.html"
     md_path.write_text(md, encoding="utf-8")
-    html_path.write_text(report_html.render(results, title), encoding="utf-8")
+    page = report_html.render(results, title)
+    anatomy = out_dir / "anatomy.html"  # written by `bench.sh run --anatomy` (anatomy.bench_report)
+    if anatomy.exists():
+        page = page.replace("</body>", anatomy.read_text(encoding="utf-8") + "</body>")
+    html_path.write_text(page, encoding="utf-8")
     return md_path, html_path, md

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from servers.core import catalog, tables
 
@@ -14,12 +15,16 @@ the other commands:
   python -m servers.run NAME --port 5000      any entry, Python or Go (Go is built on first use)
   python -m servers.compose [--check|--list]  write compose/docker-compose.yml from the catalog,
                                               check it is current, or list its services and URLs
+  python -m servers.anatomy NAME [--op OP]    how a stack serves a request, measured under load
+                                              (processes, connections, CPU by layer); docs/ lessons
 """
 
-COLUMNS = ("name", "language", "framework", "server", "model", "workers", "tags", "description", "limits")
+COLUMNS = ("name", "language", "framework", "server", "model", "workers", "tags", "description", "limits", "lessons")
 
 
 def rows() -> list[dict[str, str]]:
+    from anatomy.lessons import pages
+
     out = []
     for entry in catalog.ENTRIES:
         workers = str(entry.workers) if entry.workers is not None else "per core"
@@ -27,12 +32,17 @@ def rows() -> list[dict[str, str]]:
         out.append({"name": entry.name, "language": entry.language, "framework": entry.framework,
                     "server": entry.server, "model": entry.model, "workers": workers, "tags": tags,
                     "description": entry.description,
-                    "limits": "; ".join(filter(None, (entry.dev_only_reason, *entry.caveat_texts)))})
+                    "limits": "; ".join(filter(None, (entry.dev_only_reason, *entry.caveat_texts))),
+                    "lessons": " ".join(pages(entry))})
     return out
 
 
 def markdown_table() -> str:
-    return tables.markdown_table(COLUMNS, ([f"`{row['name']}`", *(row[c] for c in COLUMNS[1:])] for row in rows()))
+    def cells(row: dict[str, str]) -> list[str]:
+        lessons = ", ".join(f"[{Path(page).parent.name[:-1]}]({page})" for page in row["lessons"].split())
+        return [f"`{row['name']}`", *(row[c] for c in COLUMNS[1:-1]), lessons]
+
+    return tables.markdown_table(COLUMNS, (cells(row) for row in rows()))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -52,10 +62,11 @@ def main(argv: list[str] | None = None) -> None:
 
         table = Table(title=f"{len(catalog.ENTRIES)} entrypoints: python -m servers.<name>, "
                             "or python -m servers.run <name> for any of them")
-        for column in COLUMNS:
+        shown = COLUMNS[:-1]  # the lessons' paths are for the README (links); --help names them
+        for column in shown:
             table.add_column(column, no_wrap=column not in ("description", "limits"))
         for row in rows():
-            table.add_row(*(row[c] for c in COLUMNS))
+            table.add_row(*(row[c] for c in shown))
         # Piped output gets a wide table rather than rich's 80-column fallback.
         Console(width=None if sys.stdout.isatty() else 200).print(table)
 

@@ -34,6 +34,13 @@ def fail(message: str) -> NoReturn:
     sys.exit(EXIT_USAGE)
 
 
+def _lessons(entry: catalog.Entry) -> str:
+    from anatomy.lessons import pages
+
+    found = pages(entry)
+    return f"\nHow it serves a request: {', '.join(found)} (python -m servers.anatomy {entry.name})." if found else ""
+
+
 def build_parser(entry: catalog.Entry) -> argparse.ArgumentParser:
     workers = (f"default {entry.workers}" if entry.workers is not None
                else f"default one per usable core, {catalog.usable_cores()} here")
@@ -42,7 +49,7 @@ def build_parser(entry: catalog.Entry) -> argparse.ArgumentParser:
     parser = _OneLineParser(
         prog=f"python -m {entry.module}",
         description=f"{(how or entry.description).strip()}\n\nServes the suite's route contract "
-                    f"(ops: {', '.join(entry.ops)}).",
+                    f"(ops: {', '.join(entry.ops)}).{_lessons(entry)}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")

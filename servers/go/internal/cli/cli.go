@@ -70,6 +70,13 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 		_ = b.Close(cctx)
 	}()
 
+	stopPprof, err := startPprof(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return 2
+	}
+	defer stopPprof()
+
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -1,0 +1,202 @@
+"""One anatomy run: start the entry (and the local backends its operation needs), put a steady wrk
+load on it, and observe it from outside while the load runs.
+
+Timeline for --seconds S: wrk runs S seconds; after a warm-up second the observation window
+(S - 2 s, at least 1 s) samples the process tree and the sockets every SAMPLE_S and, at the same
+time, profiles every worker (py-spy, or pprof for Go). The project's own pieces do the starting,
+the load and the backends: bench.server.LocalServer, bench.tools.wrk, bench.services.BackendSession.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+from anatomy import layers, pprof, pyspy
+from anatomy.census import SPAWNER, WORKER, Census
+from anatomy.connections import Connections
+from bench import machine, versions
+from bench.procs import run_bounded
+from servers.core.catalog import backend_of
+from bench.server import LocalServer
+from servers.core.start import free_port
+from bench.services import BackendSession
+from bench.tools.base import LoadSpec
+from bench.tools.wrk import Wrk
+from servers.core import catalog
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_S = 0.25
+WARMUP_S = 1.0
+
+
+@dataclass
+class Settings:
+    name: str
+    op: str = "hello"
+    connections: int = 50
+    seconds: float = 10.0
+    workers: int | None = None
+    profile: bool = True
+    mongo_url: str = ""
+    redis_url: str = ""
+    users: int = 1000
+    workdir: Path = field(default_factory=lambda: ROOT / "results" / "anatomy")
+
+
+def _backend_port(url: str) -> int | None:
+    return urlparse(url).port if url else None
+
+
+def profiled_pids(census: Census, conns: Connections) -> list[int]:
+    """The processes to profile: the workers seen so far."""
+    return [p.pid for p in census.result(conns.serving_pids()) if p.role == WORKER]
+
+
+class Profiler:
+    """Profiles the workers over the window in a thread; .stacks per pid and .why when it could not."""
+
+    def __init__(self, entry: catalog.Entry, workdir: Path, pprof_port: int | None):
+        self.entry, self.workdir, self.pprof_port = entry, workdir, pprof_port
+        self.stacks: dict[int, str] = {}
+        self.why = ""
+        self.thread: threading.Thread | None = None
+
+    def start(self, pids: list[int], seconds: float) -> None:
+        self.thread = threading.Thread(target=self._run, args=(pids, seconds), daemon=True)
+        self.thread.start()
+
+    def join(self, timeout: float) -> None:
+        if self.thread:
+            self.thread.join(timeout)
+
+    def _run(self, pids: list[int], seconds: float) -> None:
+        if self.entry.language == "go":
+            self.why = pprof.unavailable()
+            if not self.why:
+                out = self.workdir / "cpu.pprof"
+                self.why = pprof.fetch(self.pprof_port, seconds, out)
+                if not self.why:
+                    text, self.why = pprof.traces(out)
+                    self.stacks[pids[0]] = text
+            return
+        self.why = pyspy.unavailable()
+        if self.why:
+            return
+        procs = {pid: pyspy.start(pid, seconds, self.workdir / f"pyspy-{pid}.txt") for pid in pids}
+        whys = []
+        for pid, proc in procs.items():
+            text, why = pyspy.finish(proc, self.workdir / f"pyspy-{pid}.txt", seconds + 30)
+            if why:
+                whys.append(why)
+            else:
+                self.stacks[pid] = text
+        if not self.stacks:
+            self.why = whys[0] if whys else "no worker was sampled"
+
+
+def cpu_section(entry: catalog.Entry, profiler: Profiler, processes: list, window: float, workers: int) -> dict:
+    """Layer shares (idle included, summing to 100), top functions, and the stacks for the flame graph."""
+    rules = layers.rules_for(entry.server, entry.framework)
+    if not profiler.stacks:
+        return {"why": profiler.why or "no profile", "shares": {}, "top": [], "stacks": []}
+    cpu_of = {p.pid: p.cpu_s for p in processes}
+    parts, all_stacks = [], []
+    for pid, text in profiler.stacks.items():
+        stacks = layers.parse_collapsed(text)
+        all_stacks += stacks
+        samples = sum(c for _, c in stacks)
+        if entry.language == "go":  # milliseconds of CPU over GOMAXPROCS cores
+            part = layers.attribute(stacks, rules, scale=1e-3)
+            part.by_layer[layers.IDLE] += max(0.0, window * workers - part.active)
+        else:  # samples scaled to the process's CPU seconds; the rest of its wall time idle
+            cpu = cpu_of.get(pid, 0.0)
+            part = layers.attribute(stacks, rules, scale=(cpu / samples) if samples else 0.0)
+            part.by_layer[layers.IDLE] += max(0.0, window - cpu)
+        parts.append(part)
+    total = layers.merge(parts)
+    return {"why": "", "shares": {rules.label(k): round(v, 1) for k, v in total.shares().items()},
+            "layers": {k: round(v, 1) for k, v in total.shares().items()},
+            "top": [{"function": f, "layer": l, "percent": round(p, 1)} for f, l, p in total.top_functions(12)],
+            "profiled_pids": sorted(profiler.stacks), "stacks": all_stacks, "rules": rules}
+
+
+def run(settings: Settings) -> dict:
+    entry = catalog.get(settings.name)
+    if settings.op not in entry.ops:
+        raise ValueError(f"{entry.name} does not serve {settings.op} (it serves {', '.join(entry.ops)})")
+    workdir = Path(settings.workdir) / f"{entry.name}-{settings.op}"
+    workdir.mkdir(parents=True, exist_ok=True)
+    backend = backend_of(settings.op)
+    with BackendSession([backend] if backend else [], workdir / "backends", settings.users,
+                        settings.mongo_url, settings.redis_url) as backends:
+        backend_ports = {p for p in (_backend_port(backends.mongo_url if backend == "mongo" else ""),
+                                     _backend_port(backends.redis_url if backend == "redis" else "")) if p}
+        port = free_port()
+        pprof_port = free_port() if entry.language == "go" else None
+        args = ["--port", str(port), *backends.server_flags()]
+        if settings.workers:
+            args += ["--workers", str(settings.workers)]
+        env = {pprof.ENV: str(pprof_port)} if pprof_port else {}
+        server = LocalServer(entry.name, args, workdir / "server.log", env=env).start()
+        try:
+            result = _observe(entry, settings, server, port, backend_ports, workdir, pprof_port)
+        finally:
+            server.stop()
+    result.update(entry=entry.name, op=settings.op, path=catalog.OPERATIONS[settings.op],
+                  clients=settings.connections, seconds=settings.seconds, server=entry.server,
+                  framework=entry.framework, model=entry.model, workers=server.workers,
+                  machine=machine.summary(machine.describe()), versions=versions.for_entry(entry.name),
+                  workdir=str(workdir))
+    return result
+
+
+def _observe(entry, settings: Settings, server: LocalServer, port: int, backend_ports: set[int], workdir: Path,
+             pprof_port: int | None) -> dict:
+    tool = Wrk()
+    spec = LoadSpec(base_url=server.url, path=catalog.OPERATIONS[settings.op], connections=settings.connections,
+                    duration_s=settings.seconds, users=settings.users, workdir=workdir, stem="wrk")
+    load: dict = {}
+    conns = Connections(port, backend_ports)
+    conns.mark_start()
+    loader = threading.Thread(target=lambda: load.update(done=run_bounded(tool.command(spec), tool.time_limit(spec))),
+                              daemon=True)
+    loader.start()
+    time.sleep(WARMUP_S)
+    window = max(1.0, settings.seconds - WARMUP_S - 1.0)
+    census = Census(server.pid)
+    census.sample()
+    conns.sample(census.pids())
+    profiler = Profiler(entry, workdir, pprof_port)
+    if settings.profile:
+        profiler.start(profiled_pids(census, conns), window)
+    else:
+        profiler.why = "profiling off (--no-profile)"
+    end = time.monotonic() + window
+    while time.monotonic() < end:
+        time.sleep(SAMPLE_S)
+        census.sample()
+        conns.sample(census.pids())
+    profiler.join(window + 60)
+    loader.join(settings.seconds + 60)
+    measured = tool.parse({"stdout": load["done"].stdout}) if "done" in load else None
+    conns.mark_end()
+    connections = conns.result()
+    whole = connections["backend_new_whole_load"]
+    connections["backend_new_per_request"] = (round(whole / measured.requests, 3)
+                                              if whole is not None and measured and measured.requests else None)
+    processes = census.result(conns.serving_pids())
+    cpu = cpu_section(entry, profiler, processes, census.ended - census.started, server.workers or 1)
+    return {
+        "load": {"requests_per_s": measured.requests_per_s if measured else None,
+                 "requests": measured.requests if measured else None,
+                 "latency_ms": measured.latency_ms if measured else {},
+                 "errors": sum(measured.errors.values()) if measured else None,
+                 "non_2xx": measured.non_2xx if measured else None},
+        "processes": [p.as_dict() for p in processes],
+        "connections": connections,
+        "cpu": cpu,
+        "spawners": sum(p.role == SPAWNER for p in processes),
+    }

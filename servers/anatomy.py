@@ -1,0 +1,86 @@
+"""`python -m servers.anatomy NAME`: how a stack serves a request, measured from outside under load.
+
+Starts the entry (and the local backend its operation needs), loads it with wrk and reports the
+process tree with roles, threads, CPU and RSS; client and backend connections per process, the
+accept queue and new backend connections per second; CPU by layer (py-spy, or pprof for Go: server,
+framework, app, driver, JSON, interpreter, idle), the top functions and a flame graph. The logic is
+in the anatomy package; docs/ has a lesson per server and framework.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from servers.core import catalog
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m servers.anatomy", description=__doc__.split("\n\n", 1)[1],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("name", nargs="*", help="catalog entries (python -m servers lists them)")
+    p.add_argument("--op", default="hello", choices=list(catalog.OPERATIONS), help="operation (default hello)")
+    p.add_argument("--connections", type=int, default=50, help="wrk connections (default 50)")
+    p.add_argument("--seconds", type=float, default=10.0, help="load duration (default 10; at least 3)")
+    p.add_argument("--workers", type=int, default=None, help="the entry's --workers (default: the catalog's)")
+    p.add_argument("--no-profile", action="store_true", help="skip the CPU profile (py-spy / pprof)")
+    p.add_argument("--mongo-url", default="", help="use this Mongo instead of starting a local one")
+    p.add_argument("--redis-url", default="", help="use this Redis instead of starting a local one")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--html", type=Path, help="also write an HTML page with the flame graphs to this file")
+    p.add_argument("--out", type=Path, default=None, help="working directory (default results/anatomy)")
+    p.add_argument("--docs", action="store_true",
+                   help="regenerate the lesson pages in docs/: source links at the installed versions and each "
+                        "page's measured example (run it under the heavy-job lock; NAMEs: only those pages)")
+    p.add_argument("--links-only", action="store_true", help="with --docs: the links only, no measurement")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from anatomy import report, session
+
+    if args.docs:
+        from anatomy import docs
+
+        changed = docs.regenerate(links_only=args.links_only, only=args.name or None,
+                                  log=lambda line: print(line, file=sys.stderr, flush=True))
+        print(f"{len(changed)} pages changed: " + " ".join(str(p.relative_to(docs.DOCS)) for p in changed))
+        return 0
+    if not args.name:
+        print("error: name at least one entry (or --docs)", file=sys.stderr)
+        return 2
+    for name in args.name:
+        if name not in catalog.BY_NAME:
+            print(f"error: no catalog entry {name!r}; `python -m servers` lists them", file=sys.stderr)
+            return 2
+    if args.seconds < 3:
+        print("error: --seconds must be at least 3 (a warm-up second, the window, a last second)", file=sys.stderr)
+        return 2
+    results, svgs = [], []
+    for name in args.name:
+        settings = session.Settings(name=name, op=args.op, connections=args.connections, seconds=args.seconds,
+                                    workers=args.workers, profile=not args.no_profile, mongo_url=args.mongo_url,
+                                    redis_url=args.redis_url)
+        if args.out:
+            settings.workdir = args.out
+        result = session.run(settings)
+        svg = report.flame_svg(result)
+        if svg:
+            path = Path(result["workdir"]) / "flame.svg"
+            path.write_text(svg, encoding="utf-8")
+            result["flame"] = str(path)
+        results.append(result)
+        svgs.append(svg)
+        if not args.json:
+            print(report.as_text(result), "\n", flush=True)
+    if args.json:
+        print("[" + ",\n".join(report.as_json(r) for r in results) + "]")
+    if args.html:
+        args.html.write_text(report.as_html_page(results, svgs), encoding="utf-8")
+        print(f"wrote {args.html}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
