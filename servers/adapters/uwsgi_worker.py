@@ -4,6 +4,7 @@ Server headers uWSGI's --http-socket leaves out. The worker that completes the s
 loaded apps writes the ready line (see servers.adapters.uwsgi_server)."""
 import fcntl
 import os
+import signal
 
 from servers.adapters.handoff import from_environ
 from servers.adapters.uwsgi_server import READY_COUNT_VARIABLE
@@ -26,11 +27,10 @@ def _count_loaded_app(options) -> None:
                 print(announcement(options), file=master_stdout, flush=True)
 
 
-try:
-    app_path, options = from_environ()
-    application = with_default_headers(build_app(app_path, options), server="uWSGI")
-    _count_loaded_app(options)
-except KeyboardInterrupt:
-    # The master stops its workers with SIGINT: one that comes while the app is still loading is
-    # a stop, not a failed app (which would make --need-app end uWSGI with exit code 22).
-    os._exit(0)
+# The master stops its workers with SIGINT. Until the worker's loop installs uWSGI's own handler,
+# Python's would only note it for the next bytecode, and after this import none may run: the worker
+# would wait out the whole mercy (seen beside a CPU hog). A SIGINT while loading is a plain stop.
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+app_path, options = from_environ()
+application = with_default_headers(build_app(app_path, options), server="uWSGI")
+_count_loaded_app(options)
