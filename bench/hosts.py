@@ -8,7 +8,7 @@ from servers.core import catalog
 
 
 def without_credentials(url: str) -> str:
-    """mongodb://user:secret@db:27017/test?authSource=admin -> mongodb://db:27017/test?authSource=admin."""
+    """mongodb://user:${PASSWORD}@db:27017/test?authSource=admin -> mongodb://db:27017/test?authSource=admin."""
     if not url:
         return ""
     parts = urlsplit(url)

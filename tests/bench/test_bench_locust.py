@@ -99,11 +99,11 @@ def test_remote_workers_wait_on_a_known_port():
 
 
 def test_backend_urls_are_recorded_without_credentials():
-    assert hosts.without_credentials("mongodb://u:s3cret@db.example:27017/test?authSource=admin") == \
+    assert hosts.without_credentials("mongodb://u:$PASSWORD@db.example:27017/test?authSource=admin") == \
         "mongodb://db.example:27017/test?authSource=admin"
-    assert hosts.without_credentials("redis://:s3cret@127.0.0.2:6379/0") == "redis://127.0.0.2:6379/0"
+    assert hosts.without_credentials("redis://:$PASSWORD@127.0.0.2:6379/0") == "redis://127.0.0.2:6379/0"
     assert hosts.without_credentials("redis://127.0.0.2:6379/0") == "redis://127.0.0.2:6379/0"
-    urls = {"mongo": "mongodb://a:b@m:1/test", "redis": ""}
+    urls = {"mongo": "mongodb://a:$B@m:1/test", "redis": ""}
     assert hosts.backends_of("mongo-pooled", urls) == {"mongo": "mongodb://m:1/test"}
     assert hosts.backends_of("redis-pooled", urls) == {} and hosts.backends_of("hello", urls) == {}
 

@@ -92,6 +92,11 @@ def _cmdline(proc: psutil.Process) -> list[str]:
         return []
 
 
+# The one debug listener allowed: the anatomy's CPU profile for Go servers, off unless
+# REFSUITE_PPROF_PORT is set, bound to 127.0.0.1 whatever --host says (tests/test_anatomy.py runs it).
+PPROF_LISTENER = ROOT / "servers" / "go" / "internal" / "cli" / "pprof.go"
+
+
 def test_no_debug_or_reloader_switch_in_servers():
     hits = []
     for path in sorted((ROOT / "servers").rglob("*")):
@@ -100,9 +105,12 @@ def test_no_debug_or_reloader_switch_in_servers():
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
             code = line.split("#", 1)[0] if path.suffix == ".py" else line.split("//", 1)[0]
             for pattern in DEBUG_SWITCHES:
-                if pattern.search(code):
+                if pattern.search(code) and not (path == PPROF_LISTENER and pattern.pattern == "net/http/pprof"):
                     hits.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert not hits, "debug or reloader switches in servers/:\n" + "\n".join(hits)
+    listener = PPROF_LISTENER.read_text()
+    assert 'os.Getenv(PprofEnv)' in listener and 'net.JoinHostPort("127.0.0.1"' in listener, \
+        "the pprof listener must stay opt-in and on loopback"
 
 
 def test_compose_publishes_ports_on_loopback_only():
