@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from anatomy import report, session, sources
-from anatomy.lessons import DOCS
+from servers.core.lessons import DOCS
 
 EXAMPLE = re.compile(r"(<!-- anatomy: (?P<name>\S+) (?P<op>\S+) -->\n)(?P<body>.*?)(<!-- /anatomy -->)", re.S)
 

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from servers.core import catalog, tables
+from servers.core import catalog, lessons, tables
 
 # What to do with the catalog once read: the other commands of the package.
 EPILOG = """\
@@ -23,8 +23,6 @@ COLUMNS = ("name", "language", "framework", "server", "model", "workers", "tags"
 
 
 def rows() -> list[dict[str, str]]:
-    from anatomy.lessons import pages
-
     out = []
     for entry in catalog.ENTRIES:
         workers = str(entry.workers) if entry.workers is not None else "per core"
@@ -33,14 +31,14 @@ def rows() -> list[dict[str, str]]:
                     "server": entry.server, "model": entry.model, "workers": workers, "tags": tags,
                     "description": entry.description,
                     "limits": "; ".join(filter(None, (entry.dev_only_reason, *entry.caveat_texts))),
-                    "lessons": " ".join(pages(entry))})
+                    "lessons": " ".join(lessons.pages(entry))})
     return out
 
 
 def markdown_table() -> str:
     def cells(row: dict[str, str]) -> list[str]:
-        lessons = ", ".join(f"[{Path(page).parent.name[:-1]}]({page})" for page in row["lessons"].split())
-        return [f"`{row['name']}`", *(row[c] for c in COLUMNS[1:-1]), lessons]
+        links = ", ".join(f"[{Path(page).parent.name[:-1]}]({page})" for page in row["lessons"].split())
+        return [f"`{row['name']}`", *(row[c] for c in COLUMNS[1:-1]), links]
 
     return tables.markdown_table(COLUMNS, (cells(row) for row in rows()))
 

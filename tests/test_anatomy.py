@@ -7,7 +7,8 @@ from xml.etree import ElementTree
 import psutil
 import pytest
 
-from anatomy import docs, layers, lessons, pprof, pyspy, report, session, sources
+from anatomy import docs, layers, pprof, pyspy, report, session, sources
+from servers.core import lessons
 from backends.pools import MAX_POOL_SIZE
 from servers.core import catalog
 from serverproc import ServerProcess

@@ -15,7 +15,7 @@ import sys
 from typing import Callable, NoReturn
 
 from backends import DEFAULT_MONGO_URL, DEFAULT_REDIS_URL
-from servers.core import catalog, ready_line
+from servers.core import catalog, lessons, ready_line
 from servers.core.loading import import_string
 from servers.core.options import Options
 
@@ -35,9 +35,7 @@ def fail(message: str) -> NoReturn:
 
 
 def _lessons(entry: catalog.Entry) -> str:
-    from anatomy.lessons import pages
-
-    found = pages(entry)
+    found = lessons.pages(entry)
     return f"\nHow it serves a request: {', '.join(found)} (python -m servers.anatomy {entry.name})." if found else ""
 
 
