@@ -188,6 +188,19 @@ def test_hostile_requests_are_refused_not_crashing(name, start_server, results):
                                 + "\n".join(tally.failures))
 
 
+def _probe_hello_for(server, duration: float) -> tuple[list[str], int]:
+    """A fresh `GET /` every 0.2 s for `duration` s, each within the contract's 2 s: what failed, how many."""
+    failures, probes = [], 0
+    ends = time.monotonic() + duration
+    while time.monotonic() < ends:
+        error = asyncio.run(probe_hello(server.port, timeout=CONTRACT_S))
+        probes += 1
+        if error:
+            failures.append(error)
+        time.sleep(0.2)
+    return failures, probes
+
+
 @pytest.mark.parametrize("name", PRODUCTION)
 def test_slow_headers_do_not_stall_other_clients(name, start_server, results):
     """Slowloris, bounded: SLOW_CLIENTS connections drip a header byte every 0.2 s for
@@ -196,15 +209,8 @@ def test_slow_headers_do_not_stall_other_clients(name, start_server, results):
     server = start_server(name)
     warm(server)
     duration = seconds(0.25, minimum=1.0, maximum=5.0)
-    failures, probes = [], 0
     with SlowClients(server.port, SLOW_CLIENTS, interval=0.2, limit=duration + 10) as slow:
-        ends = time.monotonic() + duration
-        while time.monotonic() < ends:
-            error = asyncio.run(probe_hello(server.port, timeout=CONTRACT_S))
-            probes += 1
-            if error:
-                failures.append(error)
-            time.sleep(0.2)
+        failures, probes = _probe_hello_for(server, duration)
         cut_off = slow.closed_by_server
     results.record(name, slowloris=f"{probes - len(failures)}/{probes} GET / ok" + (
         f", {cut_off}/{SLOW_CLIENTS} slow cut off" if cut_off else ""))
@@ -220,17 +226,10 @@ def test_silent_connections_do_not_stall_other_clients(name, start_server, resul
     pre-connects do this); meanwhile every fresh `GET /` must be answered within the contract's 2 s."""
     server = start_server(name)
     warm(server)
-    failures, probes = [], 0
     with contextlib.ExitStack() as held:
         for _ in range(SILENT_CONNECTIONS):
             held.enter_context(socket.create_connection(("127.0.0.1", server.port), timeout=CONTRACT_S))
-        ends = time.monotonic() + 3.0
-        while time.monotonic() < ends:
-            error = asyncio.run(probe_hello(server.port, timeout=CONTRACT_S))
-            probes += 1
-            if error:
-                failures.append(error)
-            time.sleep(0.2)
+        failures, probes = _probe_hello_for(server, 3.0)
     results.record(name, silent=f"{probes - len(failures)}/{probes} GET / ok")
     assert alive(server)
     assert not failures, (f"{len(failures)} of {probes} GET / failed while {SILENT_CONNECTIONS} connections "
