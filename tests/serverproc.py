@@ -89,7 +89,7 @@ class ServerProcess:
             code = None
         elapsed = time.monotonic() - started
         _, alive = psutil.wait_procs(tree, timeout=max(0.0, timeout - elapsed))
-        return code, elapsed, alive
+        return code, elapsed, [p for p in alive if not _exited(p)]
 
     def kill(self) -> None:
         if self.proc is None:
@@ -101,3 +101,12 @@ class ServerProcess:
         """SIGTERM, then SIGKILL of the group and every survivor (bench.procs.stop_tree)."""
         if self.proc is not None:
             stop_tree(self.proc, STOP_TIMEOUT)
+
+
+def _exited(proc: psutil.Process) -> bool:
+    """A zombie has exited: a worker whose supervisor exited first waits to be reaped by init, which
+    in a container may be slow to do it (seen beside a CPU hog)."""
+    try:
+        return proc.status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
