@@ -48,7 +48,7 @@ def uwsgi_binary() -> str:
     return found
 
 
-def command(options: Options, master_pid: int) -> list[str]:
+def command(options: Options, loaded_counter: str) -> list[str]:
     host = f"[{options.host}]" if ":" in options.host else options.host
     grace = str(int(GRACE_SECONDS))
     args = [
@@ -59,7 +59,7 @@ def command(options: Options, master_pid: int) -> list[str]:
         "--pythonpath", str(SOURCE_ROOT), "--module", "servers.adapters.uwsgi_worker:application",
         "--die-on-term", "--worker-reload-mercy", grace, "--reload-mercy", grace,
         "--disable-logging", "--procname-prefix-spaced", options.name,
-        "--hook-as-user-atexit", f"unlink:{ready_count_file(master_pid)}",
+        "--hook-as-user-atexit", f"unlink:{loaded_counter}",
     ]
     if sys.prefix != sys.base_prefix:  # a virtualenv: uWSGI's Python must use its site-packages
         args += ["--virtualenv", sys.prefix]
@@ -68,7 +68,7 @@ def command(options: Options, master_pid: int) -> list[str]:
 
 def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:
     sys.stdout.flush()
-    argv = command(options, os.getpid())  # exec keeps the pid: it is the master's
-    counter = ready_count_file(os.getpid())
+    counter = ready_count_file(os.getpid())  # exec keeps the pid: it is the master's
     Path(counter).unlink(missing_ok=True)
+    argv = command(options, counter)
     os.execve(argv[0], argv, {**os.environ, **handoff.to_environ(app_path, options), READY_COUNT_VARIABLE: counter})
