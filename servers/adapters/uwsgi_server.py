@@ -70,5 +70,14 @@ def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:
     sys.stdout.flush()
     counter = ready_count_file(os.getpid())  # exec keeps the pid: it is the master's
     Path(counter).unlink(missing_ok=True)
+    _remove_counters_of_dead_masters()
     argv = command(options, counter)
     os.execve(argv[0], argv, {**os.environ, **handoff.to_environ(app_path, options), READY_COUNT_VARIABLE: counter})
+
+
+def _remove_counters_of_dead_masters() -> None:
+    """A SIGKILLed master never runs its atexit unlink: its counter goes with the next start."""
+    for stale in Path(tempfile.gettempdir()).glob("refsuite-uwsgi-*.loaded"):
+        pid = stale.name.removeprefix("refsuite-uwsgi-").removesuffix(".loaded")
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            stale.unlink(missing_ok=True)
