@@ -91,6 +91,31 @@ def _process_alive(pid: int, marker: str) -> bool:
     return marker in cmdline
 
 
+def _descendants(pid: int) -> list[int]:
+    """The pids of pid's children, grandchildren, ... right now (from /proc)."""
+    parents: dict[int, list[int]] = {}
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat_file.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        parents.setdefault(int(fields[1]), []).append(int(stat_file.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        kids = parents.get(todo.pop(), [])
+        found += kids
+        todo += kids
+    return found
+
+
+def _stat_alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
 def _free_low_port() -> int:
     """A port below the ephemeral range that nothing listens on or binds right now."""
     low, high = postgres.PORT_RANGE
@@ -467,17 +492,28 @@ class LocalBackends:
         svc.state_file.unlink(missing_ok=True)
         return ServiceStatus(svc.name, before.address, before.pid, svc.log_file, False, before.detail), stopped
 
+    @classmethod
+    def _stop_pid(cls, pid: int, marker: str, grace: float, stop_signal: signal.Signals = signal.SIGTERM) -> None:
+        # PostgreSQL's children run in sessions of their own (killpg misses them) and, after a
+        # SIGKILLed postmaster, linger until they notice: the stop ends with them too.
+        descendants = _descendants(pid)
+        cls._stop_main_pid(pid, marker, grace, stop_signal)
+        deadline = time.monotonic() + grace
+        while (alive := [child for child in descendants if _stat_alive(child)]) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        for child in alive:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGKILL)
+
     @staticmethod
-    def _stop_pid(pid: int, marker: str, grace: float, stop_signal: signal.Signals = signal.SIGTERM) -> None:
+    def _stop_main_pid(pid: int, marker: str, grace: float, stop_signal: signal.Signals) -> None:
         # A paused (SIGSTOPped) server would never act on the stop signal.
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGCONT)
         for sig, wait in ((stop_signal, grace), (signal.SIGKILL, 5.0)):
             try:
                 if sig == signal.SIGKILL:
-                    # Its own session and process group: what it forked goes too. (PostgreSQL's
-                    # backends, in sessions of their own, exit once they see the postmaster gone.)
-                    os.killpg(pid, sig)
+                    os.killpg(pid, sig)  # its own session and process group: what it forked goes too
                 else:
                     os.kill(pid, sig)
             except ProcessLookupError:

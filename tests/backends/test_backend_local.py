@@ -184,3 +184,21 @@ def test_engine_starts_seeds_answers_and_stops_leaving_no_process(tmp_path: Path
         local.down()
     assert live_processes(pids) == []
     assert not any(local.is_running(name) for name in local.services)
+
+
+def test_stop_ends_children_in_sessions_of_their_own() -> None:
+    """As PostgreSQL's backends after a SIGKILLed postmaster: out of the process group, still running."""
+    script = (
+        "import subprocess, sys, time; "
+        "child = subprocess.Popen(['sleep', '60'], start_new_session=True); "
+        "print(child.pid, flush=True); time.sleep(60)"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        child = int(parent.stdout.readline())
+        LocalBackends._stop_pid(parent.pid, "python", grace=0.5)
+        parent.wait(timeout=5)
+        assert live_processes([child]) == []
+    finally:
+        parent.kill()
+        parent.wait()
