@@ -504,6 +504,9 @@ class LocalBackends:
         for child in alive:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(child, signal.SIGKILL)
+        deadline = time.monotonic() + 5.0
+        while any(_stat_alive(child) for child in alive) and time.monotonic() < deadline:
+            time.sleep(0.02)
 
     @staticmethod
     def _stop_main_pid(pid: int, marker: str, grace: float, stop_signal: signal.Signals) -> None:
