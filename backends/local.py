@@ -91,29 +91,32 @@ def _process_alive(pid: int, marker: str) -> bool:
     return marker in cmdline
 
 
-def _descendants(pid: int) -> list[int]:
-    """The pids of pid's children, grandchildren, ... right now (from /proc)."""
-    parents: dict[int, list[int]] = {}
+def _descendants(pid: int) -> list[tuple[int, str]]:
+    """(pid, start time) of pid's children, grandchildren, ... right now (from /proc)."""
+    children: dict[int, list[tuple[int, str]]] = {}
     for stat_file in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat_file.read_text().rpartition(")")[2].split()
         except OSError:
             continue
-        parents.setdefault(int(fields[1]), []).append(int(stat_file.parent.name))
+        # Fields after the command name: state, ppid, ..., start time (the 20th).
+        children.setdefault(int(fields[1]), []).append((int(stat_file.parent.name), fields[19]))
     found, todo = [], [pid]
     while todo:
-        kids = parents.get(todo.pop(), [])
+        kids = children.get(todo.pop(), [])
         found += kids
-        todo += kids
+        todo += [kid for kid, _ in kids]
     return found
 
 
-def _stat_alive(pid: int) -> bool:
+def _still_running(process: tuple[int, str]) -> bool:
+    """True if that process (not another one that reuses its pid) runs and is no zombie."""
+    pid, started = process
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
     except OSError:
         return False
-    return state not in ("Z", "X")
+    return fields[19] == started and fields[0] not in ("Z", "X")
 
 
 def _free_low_port() -> int:
@@ -499,13 +502,13 @@ class LocalBackends:
         descendants = _descendants(pid)
         cls._stop_main_pid(pid, marker, grace, stop_signal)
         deadline = time.monotonic() + grace
-        while (alive := [child for child in descendants if _stat_alive(child)]) and time.monotonic() < deadline:
+        while (alive := [child for child in descendants if _still_running(child)]) and time.monotonic() < deadline:
             time.sleep(0.02)
-        for child in alive:
+        for child, _ in alive:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(child, signal.SIGKILL)
         deadline = time.monotonic() + 5.0
-        while any(_stat_alive(child) for child in alive) and time.monotonic() < deadline:
+        while any(_still_running(child) for child in alive) and time.monotonic() < deadline:
             time.sleep(0.02)
 
     @staticmethod
