@@ -59,7 +59,9 @@ def moved_pct(before: dict, after: dict) -> float | None:
     """The larger relative change of the probe's readings, in percent of the before reading."""
     changes = [abs(after[k] / before[k] - 1.0) * 100 for k in KEYS
                if before.get(k) and after.get(k) is not None]
-    return round(max(changes), 1) if changes else None
+    # Kept to the readings' own resolution: rounded to 0.1 %, a quiet probe read 0.0 and passed
+    # any threshold, however small.
+    return round(max(changes), 3) if changes else None
 
 
 @dataclass

@@ -33,7 +33,7 @@ def run_line(result: Result) -> str:
     if result.cpu_per_request_ms is not None:
         parts.append(f"cpu {result.cpu_per_request_ms:.3f} ms/req")
     if result.noisy:
-        parts.append(f"NOISY: probe moved {result.probe_moved_pct:g}%")
+        parts.append(f"NOISY: probe moved {result.probe_moved_pct:.1f}%")
     return ", ".join(parts)
 
 

@@ -198,7 +198,7 @@ class Runner:
         while result.ok and result.noisy and result.rerun < self.settings.rerun_noisy:
             result.superseded = True
             self.finish(ctx, result)
-            self.progress.note(f"noisy (probe moved {result.probe_moved_pct:g}%): measuring again", "yellow")
+            self.progress.note(f"noisy (probe moved {result.probe_moved_pct:.1f}%): measuring again", "yellow")
             result = self.measure_once(ctx, run, base_url, server, notes, rerun=result.rerun + 1)
         self.finish(ctx, result)
 
