@@ -72,35 +72,43 @@ def build_ferretdb(binary: Path = FERRETDB_BIN, force: bool = False) -> bool:
         raise BackendError(str(exc)) from exc
 
 
+# /proc/PID/stat after the ")" that closes the command name: state, ppid, ..., start time (20th).
+_STATE, _PPID, _START_TIME = 0, 1, 19
+_EXITED = ("Z", "X")
+
+
+def _stat_fields(stat_file: Path) -> list[str] | None:
+    """The fields of a /proc/PID/stat after the command name, or None if the process is gone."""
+    try:
+        return stat_file.read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+
+
 def _process_alive(pid: int, marker: str) -> bool:
     """True if pid is a live (not zombie) process whose command line contains marker."""
+    fields = _stat_fields(Path(f"/proc/{pid}/stat"))
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
-        stat = cmdline = ""
+        cmdline = ""
     # Reaped after reading its state, so that a child of ours is never left a zombie: another
     # process (a restarted PostgreSQL checking its lock file) would take that for alive.
     child = _children.get(pid)
     if child is not None and child.poll() is not None:
         del _children[pid]
         return False
-    # The state letter follows the ")" that closes the command name.
-    if not stat or stat.rpartition(")")[2].split()[0] in ("Z", "X"):
+    if not fields or fields[_STATE] in _EXITED:
         return False
     return marker in cmdline
 
 
 def _descendants(pid: int) -> list[tuple[int, str]]:
-    """(pid, start time) of pid's children, grandchildren, ... right now (from /proc)."""
+    """(pid, start time) of pid's children, grandchildren, ... right now."""
     children: dict[int, list[tuple[int, str]]] = {}
     for stat_file in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat_file.read_text().rpartition(")")[2].split()
-        except OSError:
-            continue
-        # Fields after the command name: state, ppid, ..., start time (the 20th).
-        children.setdefault(int(fields[1]), []).append((int(stat_file.parent.name), fields[19]))
+        if fields := _stat_fields(stat_file):
+            children.setdefault(int(fields[_PPID]), []).append((int(stat_file.parent.name), fields[_START_TIME]))
     found, todo = [], [pid]
     while todo:
         kids = children.get(todo.pop(), [])
@@ -112,11 +120,8 @@ def _descendants(pid: int) -> list[tuple[int, str]]:
 def _still_running(process: tuple[int, str]) -> bool:
     """True if that process (not another one that reuses its pid) runs and is no zombie."""
     pid, started = process
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    except OSError:
-        return False
-    return fields[19] == started and fields[0] not in ("Z", "X")
+    fields = _stat_fields(Path(f"/proc/{pid}/stat"))
+    return fields is not None and fields[_START_TIME] == started and fields[_STATE] not in _EXITED
 
 
 def _free_low_port() -> int:
