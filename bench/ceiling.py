@@ -8,7 +8,6 @@ from __future__ import annotations
 from servers.core import catalog
 
 from bench.plan import RunSpec
-from bench.schema import Result
 
 MAX_DURATION_S = 3.0
 
@@ -46,19 +45,3 @@ class Ceilings:
             return {"backend": backend, "concurrency": concurrency, "error": str(exc)}
         self.note(ceiling.line())
         return ceiling.as_dict()
-
-
-def share(result: Result) -> float | None:
-    """The run's requests/s over its backend's ceiling (None without a ceiling)."""
-    ceiling = (result.backend_ceiling or {}).get("requests_per_s")
-    if not ceiling or not result.ok:
-        return None
-    return result.requests_per_s / ceiling
-
-
-def cell(rps: float | None, result: Result) -> str:
-    """'34% of 2,610' for the report tables; '–' for runs without a backend or ceiling."""
-    ceiling = (result.backend_ceiling or {}).get("requests_per_s")
-    if not ceiling or rps is None:
-        return "–"
-    return f"{100 * rps / ceiling:.0f}% of {ceiling:,.0f}"

@@ -1,6 +1,7 @@
 """The report's charts, drawn with matplotlib (Agg) into PNG bytes: no window, no files, no fonts to fetch.
 
-Each function takes aggregated rows and returns PNG bytes, or None when there is nothing to draw.
+Each function takes rows of the report model (bench/model.py) and returns PNG bytes, or None when
+there is nothing to draw; of_section says which are drawn above which table of report.html.
 dev-only stacks are hatched and labelled, failed configurations are absent (they are in the tables).
 """
 from __future__ import annotations
@@ -12,7 +13,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from bench.aggregate import Row  # noqa: E402
+from bench.model import Report, RoutePair, Row  # noqa: E402
 from servers.core import catalog  # noqa: E402
 
 PERCENTILE_KEYS = ("p50", "p90", "p99", "p99.9")
@@ -30,48 +31,48 @@ def _png(fig) -> bytes:
 
 
 def label(row: Row, with_op: bool = False, with_load: bool = True) -> str:
-    r = row.first
+    r = row.config
     text = r.entrypoint
     if with_op:
         text += f" {r.operation}"
     if with_load:
-        text += f" {row.load}" + ("" if r.keepalive else " close")
-    if r.dev_only:
+        text += f" {r.load}" + ("" if r.keepalive else " close")
+    if row.dev_only:
         text += " [dev-only]"
     return text
 
 
 def _ops(rows: list[Row]) -> list[str]:
-    present = {r.first.operation for r in rows}
+    present = {r.config.operation for r in rows}
     return [op for op in OP_ORDER if op in present] + sorted(present - set(OP_ORDER))
 
 
 def _varying_load(rows: list[Row]) -> bool:
-    return len({(r.load, r.first.keepalive, r.first.tool) for r in rows}) > 1
+    return len({(r.config.load, r.config.keepalive, r.config.tool) for r in rows}) > 1
 
 
 def requests_per_second(rows: list[Row]) -> bytes | None:
     """Requests/s per stack, one panel per operation, with the min-max spread of the repeats."""
-    rows = [r for r in rows if r.ok_results and r.rps is not None]
+    rows = [r for r in rows if r.ok and r.rps is not None]
     if not rows:
         return None
     ops = _ops(rows)
     with_load = _varying_load(rows)
-    heights = [max(1, len([r for r in rows if r.first.operation == op])) for op in ops]
+    heights = [max(1, len([r for r in rows if r.config.operation == op])) for op in ops]
     fig, axes = plt.subplots(len(ops), 1, figsize=(9, 0.9 + 0.32 * sum(heights) + 0.6 * len(ops)),
                              gridspec_kw={"height_ratios": heights}, squeeze=False,
                              layout="constrained")
     for ax, op in zip(axes[:, 0], ops):
-        panel = sorted([r for r in rows if r.first.operation == op], key=lambda r: r.rps)
+        panel = sorted([r for r in rows if r.config.operation == op], key=lambda r: r.rps)
         ys = range(len(panel))
         values = [r.rps for r in panel]
-        spreads = [r.spread("requests_per_s") for r in panel]
+        spreads = [r.rps_range for r in panel]
         err = [[v - (s[0] if s else v) for v, s in zip(values, spreads)],
                [(s[1] if s else v) - v for v, s in zip(values, spreads)]]
         bars = ax.barh(ys, values, xerr=err if any(any(e) for e in err) else None, color="#4c72b0",
                        ecolor="#333333", capsize=2)
         for bar, r in zip(bars, panel):
-            if r.first.dev_only:
+            if r.dev_only:
                 bar.set_hatch("//")
                 bar.set_facecolor("#a6bddb")
             if r.errors_total or r.non_2xx:
@@ -86,16 +87,16 @@ def requests_per_second(rows: list[Row]) -> bytes | None:
 
 
 def _grouped_latency(rows: list[Row], keys: tuple[str, ...], title: str, with_op: bool) -> bytes | None:
-    rows = [r for r in rows if r.ok_results and any(r.latency(k) for k in keys)]
+    rows = [r for r in rows if r.ok and any(r.latency[k] for k in keys)]
     if not rows:
         return None
-    rows = sorted(rows, key=lambda r: (OP_ORDER.index(r.first.operation) if r.first.operation in OP_ORDER else 99,
-                                       r.latency("p50") or 0))
+    rows = sorted(rows, key=lambda r: (OP_ORDER.index(r.config.operation) if r.config.operation in OP_ORDER else 99,
+                                       r.latency["p50"] or 0))
     fig, ax = plt.subplots(figsize=(9, 1.2 + 0.42 * len(rows)), layout="constrained")
     width = 0.8 / len(keys)
     for i, key in enumerate(keys):
         ys = [n + i * width for n in range(len(rows))]
-        values = [r.latency(key) or 0 for r in rows]
+        values = [r.latency[key] or 0 for r in rows]
         ax.barh(ys, values, height=width, label=key, color=COLORS[key])
     ax.set_yticks([n + 0.4 - width / 2 for n in range(len(rows))],
                   [label(r, with_op=with_op, with_load=_varying_load(rows)) for r in rows], fontsize=8)
@@ -113,23 +114,16 @@ def latency_percentiles(rows: list[Row]) -> bytes | None:
 
 
 def open_loop_latency(rows: list[Row]) -> bytes | None:
-    rows = [r for r in rows if r.first.loop == "open"]
+    rows = [r for r in rows if r.config.loop == "open"]
     return _grouped_latency(rows, OPEN_KEYS, "Open loop: latency at a constant rate", with_op=True)
 
 
-def pooled_vs_per_request(rows: list[Row]) -> bytes | None:
+def pooled_vs_per_request(pairs: tuple[RoutePair, ...]) -> bytes | None:
     """Requests/s of the pooled and the per-request route side by side: one panel per backend."""
-    panels: list[tuple[str, list[tuple[Row, Row]]]] = []
-    for backend in catalog.BACKENDS:
-        pooled, per_request = catalog.FAMILIES[backend]
-        by_stack: dict[tuple, dict[str, Row]] = {}
-        for r in rows:
-            if r.ok_results and r.rps and r.first.operation in (pooled, per_request):
-                key = (r.first.entrypoint, r.load, r.first.keepalive, r.first.tool)
-                by_stack.setdefault(key, {})["pooled" if r.first.operation == pooled else "per-request"] = r
-        pairs = [(p["pooled"], p["per-request"]) for p in by_stack.values() if len(p) == 2]
-        if pairs:
-            panels.append((backend, pairs))
+    by_backend: dict[str, list[tuple[Row, Row, float]]] = {}
+    for p in pairs:
+        by_backend.setdefault(p.backend, []).append((p.pooled, p.per_request, p.ratio))
+    panels = list(by_backend.items())
     if not panels:
         return None
     heights = [len(pairs) for _, pairs in panels]
@@ -140,8 +134,8 @@ def pooled_vs_per_request(rows: list[Row]) -> bytes | None:
         ys = range(len(pairs))
         ax.barh([y - 0.2 for y in ys], [p[0].rps for p in pairs], height=0.4, label="pooled", color="#4c72b0")
         ax.barh([y + 0.2 for y in ys], [p[1].rps for p in pairs], height=0.4, label="per-request", color="#dd8452")
-        for y, (pooled, per) in zip(ys, pairs):
-            ax.annotate(f" pooled {pooled.rps / per.rps:.3g}x", (max(pooled.rps, per.rps), y), fontsize=7,
+        for y, (pooled, per, ratio) in zip(ys, pairs):
+            ax.annotate(f" pooled {ratio:.3g}x", (max(pooled.rps, per.rps), y), fontsize=7,
                         va="center")
         ax.set_yticks(list(ys), [label(p[0], with_load=with_load) for p in pairs], fontsize=8)
         ax.invert_yaxis()
@@ -156,15 +150,15 @@ def pooled_vs_per_request(rows: list[Row]) -> bytes | None:
 
 
 def cpu_per_request(rows: list[Row]) -> bytes | None:
-    rows = [r for r in rows if r.ok_results and r.cpu_per_request_ms]
+    rows = [r for r in rows if r.ok and r.cpu_per_request_ms]
     if not rows:
         return None
-    rows = sorted(rows, key=lambda r: (OP_ORDER.index(r.first.operation) if r.first.operation in OP_ORDER else 99,
+    rows = sorted(rows, key=lambda r: (OP_ORDER.index(r.config.operation) if r.config.operation in OP_ORDER else 99,
                                        r.cpu_per_request_ms))
     fig, ax = plt.subplots(figsize=(9, 1.2 + 0.3 * len(rows)), layout="constrained")
     bars = ax.barh(range(len(rows)), [r.cpu_per_request_ms for r in rows], color="#55a868")
     for bar, r in zip(bars, rows):
-        if r.first.dev_only:
+        if r.dev_only:
             bar.set_hatch("//")
             bar.set_facecolor("#b7dfc0")
     ax.set_yticks(list(range(len(rows))), [label(r, with_op=True, with_load=_varying_load(rows)) for r in rows],
@@ -177,7 +171,7 @@ def cpu_per_request(rows: list[Row]) -> bytes | None:
 
 
 def open_loop_success(rows: list[Row]) -> bytes | None:
-    rows = [r for r in rows if r.first.loop == "open" and r.ok_results and r.success_ratio is not None]
+    rows = [r for r in rows if r.config.loop == "open" and r.ok and r.success_ratio is not None]
     if not rows:
         return None
     fig, ax = plt.subplots(figsize=(9, 1.2 + 0.32 * len(rows)), layout="constrained")
@@ -191,3 +185,17 @@ def open_loop_success(rows: list[Row]) -> bytes | None:
     ax.set_xlabel("success, % of requests sent", fontsize=8)
     ax.set_title("Open loop: success rate at a constant rate", fontsize=10)
     return _png(fig)
+
+
+def of_section(key: str, report: Report) -> list[tuple[bytes, str]]:
+    """The charts drawn above a section's table (bench/report_tables.py's keys): (PNG, alt text)."""
+    if key == "closed":
+        drawn = [(requests_per_second(report.closed), "requests/s"), (latency_percentiles(report.closed), "latency"),
+                 (pooled_vs_per_request(report.route_pairs), "pooled vs per-request"),
+                 (cpu_per_request(report.closed), "CPU per request")]
+    elif key == "open":
+        drawn = [(open_loop_success(report.opened), "open-loop success"),
+                 (open_loop_latency(report.opened), "open-loop latency")]
+    else:
+        drawn = []
+    return [(png, alt) for png, alt in drawn if png]

@@ -145,29 +145,3 @@ class Probe:
         moved = moved_pct(before, after)
         steal = round(100 * (steal1 - steal0) / (total1 - total0), 2) if total1 > total0 else None
         return Reading(before, after, moved, moved is not None and moved > self.threshold_pct, steal)
-
-
-def session_lines(results) -> list[str]:
-    """The report header's lines on the machine's noise over the session (empty without probe data)."""
-    probed = [r for r in results if getattr(r, "probe_before", None)]
-    if not probed:
-        return []
-    lines = []
-    for key, what in (("cpu_ms", "cpu loop"), ("loopback_ms", "loopback requests")):
-        values = [p[key] for r in probed for p in (r.probe_before, r.probe_after) if p and p.get(key) is not None]
-        if values:
-            low, mid, high = min(values), statistics.median(values), max(values)
-            lines.append(f"{what} {low:.1f} / {mid:.1f} / {high:.1f} ms (±{50 * (high - low) / mid:.0f}%)")
-    text = "- machine noise over the session (probe min / median / max): " + "; ".join(lines)
-    steal = [r.steal_pct for r in probed if r.steal_pct is not None]
-    if steal:
-        text += f"; CPU steal during runs {min(steal):.1f}–{max(steal):.1f}%"
-    noisy = [r for r in probed if r.noisy]
-    threshold = probed[0].noise_threshold_pct
-    out = [text, f"- noisy runs (probe moved more than {threshold:g}% from before to after the run): "
-                 f"{len(noisy)} of {len(probed)}"
-                 + (", marked \"noisy\" in the spread column" if noisy else "")]
-    reruns = sum(1 for r in results if getattr(r, "superseded", False))
-    if reruns:
-        out[-1] += f"; {reruns} noisy runs were measured again (--rerun-noisy) and are left out of the tables"
-    return out

@@ -1,12 +1,14 @@
-"""report.html: one self-contained page (charts as embedded base64 PNG, inline CSS, no external asset)."""
+"""report.html: the report model (bench/model.py) as one self-contained page: the sections of
+results.md with their charts (embedded base64 PNG), inline CSS, no external asset."""
 from __future__ import annotations
 
 import base64
 import html
 import re
 
-from bench import aggregate, charts, results_md, significance
-from bench.schema import Result
+from bench import charts
+from bench.model import Report
+from bench.report_tables import NOTE, context, sections
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1200px;
@@ -20,6 +22,7 @@ td.why{white-space:normal;text-align:left;max-width:40rem}
 img{max-width:100%;margin:.5rem 0;border:1px solid #eee}
 .note{color:#555;font-size:.85rem}code{font-size:.85em}
 """
+WRAPPED = {"failures"}  # sections whose last column is prose
 
 
 def inline(cell: str) -> str:
@@ -47,35 +50,16 @@ def image(png: bytes | None, alt: str) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
 
 
-def render(results: list[Result], title: str = "Benchmark report") -> str:
+def render(report: Report, title: str = "Benchmark report") -> str:
     parts = [f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{html.escape(title)}</title>",
              f"<style>{CSS}</style></head><body>", f"<h1>{html.escape(title)}</h1>"]
-    if not results:
+    if report.session is None:
         return "\n".join([*parts, "<p>No results.</p></body></html>"])
-    rows = aggregate.rows(results)
-    closed = [r for r in rows if r.first.loop == "closed"]
-    opened = [r for r in rows if r.first.loop == "open"]
-    parts.append("<ul>" + "".join(f"<li>{inline(line[2:])}</li>" for line in results_md.context(results)) + "</ul>")
-    if any(r.ok_results for r in closed):
-        parts += ["<h2>Closed loop: requests per second</h2>", image(charts.requests_per_second(closed), "requests/s"),
-                  "<h2>Closed loop: latency percentiles</h2>", image(charts.latency_percentiles(closed), "latency"),
-                  image(charts.pooled_vs_per_request(closed), "pooled vs per-request"),
-                  image(charts.cpu_per_request(closed), "CPU per request"),
-                  "<h2>Closed loop: table</h2>", table(*results_md.closed_cells(closed))]
-        if significance.any_repeats(closed) and significance.ranked_pairs(closed):
-            parts += ["<h2>Are the differences above the noise?</h2>",
-                      '<p class="note">Each stack against the next slower one of the same configuration: the '
-                      "ratio of their median req/s (faster / slower) and its bootstrap interval.</p>",
-                      table(*results_md.significance_cells(closed))]
-    if any(r.ok_results for r in opened):
-        parts += ["<h2>Open loop (constant rate), shown apart: its numbers answer another question</h2>",
-                  '<p class="note">The load tool sends requests on schedule whether or not earlier ones came back, '
-                  "so latency includes queueing and success rate is the result; requests/s is what was done of "
-                  "the offered rate.</p>",
-                  image(charts.open_loop_success(opened), "open-loop success"),
-                  image(charts.open_loop_latency(opened), "open-loop latency"),
-                  table(*results_md.open_cells(opened))]
-    if any(r.failed for r in rows):
-        parts += ["<h2>Failed runs</h2>", table(*results_md.failure_cells(rows), wrap_last=True)]
-    parts += [f'<p class="note">{html.escape(results_md.NOTE)}</p>', "</body></html>"]
+    parts.append("<ul>" + "".join(f"<li>{inline(line[2:])}</li>" for line in context(report.session)) + "</ul>")
+    for section in sections(report):
+        parts += [f"<h2>{html.escape(section.title)}</h2>",
+                  f'<p class="note">{html.escape(section.intro)}</p>' if section.intro else "",
+                  *(image(png, alt) for png, alt in charts.of_section(section.key, report)),
+                  table(section.header, section.lines, wrap_last=section.key in WRAPPED)]
+    parts += [f'<p class="note">{html.escape(NOTE)}</p>', "</body></html>"]
     return "\n".join(p for p in parts if p)

@@ -94,32 +94,3 @@ def ratio_of_medians(a, b, resamples: int = RESAMPLES, confidence: float = CONFI
     tail = (1.0 - confidence) / 2
     low, high = np.quantile(ratios, [tail, 1.0 - tail])
     return Verdict(ratio, float(low), float(high), len(a), len(b))
-
-
-# -- in the reports: neighbours in the ranking of each configuration ------------------------------
-def comparable_key(row) -> tuple:
-    """What two stacks must share for their requests/s to be compared: route, tool, load, connection."""
-    r = row.first
-    return (r.operation, r.tool, r.loop, r.connections, r.rate, r.keepalive, r.threads, r.target)
-
-
-def ranked_pairs(rows) -> list[tuple[object, object, Verdict]]:
-    """For every closed-loop configuration run by 2+ stacks: each stack against the next slower one.
-
-    (faster, slower, verdict of faster/slower requests/s): answers "is this ranking above the noise?"
-    with n-1 lines per configuration instead of every pair.
-    """
-    groups: dict[tuple, list] = {}
-    for row in rows:
-        if row.first.loop == "closed" and row.ok_results and row.rps is not None:
-            groups.setdefault(comparable_key(row), []).append(row)
-    pairs = []
-    for group in groups.values():
-        ranked = sorted(group, key=lambda row: row.rps, reverse=True)
-        for faster, slower in zip(ranked, ranked[1:]):
-            pairs.append((faster, slower, ratio_of_medians(slower.values(), faster.values())))
-    return pairs
-
-
-def any_repeats(rows) -> bool:
-    return any(len(row.values()) >= 2 for row in rows)

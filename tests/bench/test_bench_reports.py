@@ -5,7 +5,7 @@ import re
 
 from servers.core import catalog
 
-from bench import aggregate, compare, report_html, results_md, schema
+from bench import compare, model, report_html, results_md, schema
 from bench.schema import Result
 from bench.tools import ab, hey, vegeta, wrk
 
@@ -60,15 +60,15 @@ def test_schema_round_trip(tmp_path, raw):
 
 
 def test_aggregate_median_and_spread(raw):
-    rows = aggregate.rows(sample(raw))
+    rows = model.rows(sample(raw))
     row = rows[0]
     assert row.n == 3 and row.rps == sorted(r.requests_per_s for r in row.results)[1]
-    assert row.spread_pct() > 0
+    assert row.spread_pct > 0
     assert any(r.failed for r in rows)
 
 
 def test_markdown_report(raw):
-    md = results_md.render(sample(raw))
+    md = results_md.render(model.build(sample(raw)))
     assert "## Closed loop" in md and "## Open loop (constant request rate)" in md and "## Failed runs" in md
     closed, _, rest = md.partition("## Open loop")
     assert "`flask_wsgiref`" not in closed  # the open-loop run is shown apart
@@ -84,7 +84,7 @@ def test_markdown_report(raw):
 
 
 def test_html_report_is_self_contained(raw):
-    page = report_html.render(sample(raw))
+    page = report_html.render(model.build(sample(raw)))
     assert page.startswith("<!doctype html>") and page.rstrip().endswith("</html>")
     images = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,', page)
     assert {"requests/s", "latency", "pooled vs per-request", "CPU per request", "open-loop success",
@@ -94,7 +94,7 @@ def test_html_report_is_self_contained(raw):
 
 
 def test_empty_reports():
-    assert "No results" in results_md.render([]) and "No results" in report_html.render([])
+    assert "No results" in results_md.render(model.build([])) and "No results" in report_html.render(model.build([]))
 
 
 def test_compare_side_by_side(raw):

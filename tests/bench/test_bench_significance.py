@@ -9,9 +9,9 @@ import pytest
 
 from servers.core import catalog
 
-from bench import aggregate, compare, noise, plan, report_html, results_md, rounds, schema
+from bench import compare, model, noise, plan, report_html, results_md, rounds, schema
 from bench.schema import Result
-from bench.significance import NEEDS, Verdict, ranked_pairs, ratio_of_medians
+from bench.significance import NEEDS, Verdict, ratio_of_medians
 
 
 # -- the bootstrap interval of a ratio of medians -------------------------------------------------
@@ -137,7 +137,7 @@ def test_report_states_the_scheme_the_noise_and_the_significance(tmp_path):
     for r in results:
         schema.append(path, r)
     assert schema.read(path) == results  # the new fields round-trip
-    md = results_md.render(results)
+    md = results_md.render(model.build(results))
     assert "- repeats: 3 interleaved rounds" in md and "bootstrap interval" in md
     assert "machine noise over the session (probe min / median / max): cpu loop 5.0 / 5.0 / 7.0 ms" in md
     assert "noisy runs (probe moved more than 15% from before to after the run): 2 of 10" in md
@@ -151,16 +151,17 @@ def test_report_states_the_scheme_the_noise_and_the_significance(tmp_path):
     assert "4.06x" in fast and "| significant |" in fast and "3 / 3" in fast
     close = next(line for line in section.splitlines() if "`tornado` | `sanic`" in line)
     assert "not significant" in close
-    assert "Are the differences above the noise?" in report_html.render(results)
+    assert "Are the differences above the noise?" in report_html.render(model.build(results))
 
 
 def test_ranked_pairs_need_repeats_and_skip_other_configurations():
     single = [result("nethttp", 40_000, 0, 1), result("sanic", 10_000, 0, 1),
               result("sanic", 5_000, 0, 1, keepalive=False)]
-    pairs = ranked_pairs(aggregate.rows(single))
-    assert [(a.first.entrypoint, b.first.entrypoint) for a, b, _ in pairs] == [("nethttp", "sanic")]  # close is another configuration
-    assert pairs[0][2].verdict_text() == NEEDS
-    md = results_md.render(single)
+    report = model.build(single)
+    pairs = report.pairs
+    assert [(p.faster.config.entrypoint, p.slower.config.entrypoint) for p in pairs] == [("nethttp", "sanic")]  # close is another configuration
+    assert pairs[0].verdict.verdict_text() == NEEDS
+    md = results_md.render(report)
     assert "Are the differences" not in md and "interleaved" not in md  # no repeats: no section, no scheme
 
 
@@ -171,7 +172,7 @@ def test_old_result_files_still_read_and_report(tmp_path):
     path.write_text(json.dumps(old) + "\n")
     (r,) = schema.read(path)
     assert r.probe_before == {} and not r.noisy and not r.superseded and r.rounds_order == ""
-    md = results_md.render([r])
+    md = results_md.render(model.build([r]))
     assert "machine noise" not in md and "| `nethttp` | hello" in md
 
 

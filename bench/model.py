@@ -1,0 +1,352 @@
+"""The report model: results aggregated once into rows that carry every derived value.
+
+build(results) folds the runs of each configuration into a Row (medians over the repeats, their
+spread, errors summed, the share of the backend's ceiling, the noise flags), ranks the stacks of
+each configuration with the significance of each step (Pair), groups the failures, and sums up the
+session (machine, tools, noise). compare(a, b) matches the rows of two result sets. The renderers
+(bench/report_tables.py, results_md.py, report_html.py, charts.py, compare.py) only lay this out:
+they compute nothing. A new column is one field of Row, computed in derive().
+
+"The same configuration" is defined once, by Config: runs of one Config are repeats of each other.
+"""
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, fields, replace
+from typing import Callable
+
+from servers.core import catalog
+
+from bench import significance
+from bench.schema import ERROR_KINDS, LATENCY_KEYS, Result
+from bench.significance import Verdict
+
+
+@dataclass(frozen=True)
+class Config:
+    """What was run: a stack (entry and its workers), a route, a load, and the session's labels.
+
+    The same configuration everywhere: a Row is a Config's repeats; two stacks are ranked, and two
+    stacks of one file compared, on the Config without its stack; two files are compared on the
+    Config without the session's labels (what tells the two sessions apart is what is compared).
+    """
+
+    entrypoint: str
+    workers: int | None
+    operation: str
+    tool: str
+    loop: str  # "closed" or "open"
+    connections: int | None
+    threads: int | None
+    rate: float | None
+    keepalive: bool
+    target: str
+    preset: str
+
+    @classmethod
+    def of(cls, r: Result) -> "Config":
+        return cls(**{f.name: getattr(r, f.name) for f in fields(cls)})
+
+    def without_stack(self) -> "Config":
+        return replace(self, entrypoint="", workers=None)
+
+    def without_session(self) -> "Config":
+        return replace(self, target="", preset="")
+
+    @property
+    def load(self) -> str:
+        if self.loop == "open":
+            return f"{self.rate:g}/s"
+        return f"c={self.connections}" + (f" t={self.threads}" if self.tool == "wrk" and self.threads else "")
+
+    @property
+    def connection(self) -> str:
+        return "keep-alive" if self.keepalive else "close"
+
+
+def _median(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+@dataclass(frozen=True)
+class Row:
+    """One configuration's runs and every value the reports show of it (ok runs only, unless said)."""
+
+    config: Config
+    results: tuple[Result, ...]  # every run, failed ones too (runs superseded by --rerun-noisy left out)
+    dev_only: bool
+    caveats: tuple[str, ...]
+    n: int  # runs
+    failed: int  # runs that failed
+    failures: tuple[str, ...]  # their reasons, each once
+    rps: float | None  # median requests/s over the repeats
+    rps_values: tuple[float, ...]  # the repeats' requests/s: what the significance of a difference rests on
+    rps_range: tuple[float, float] | None  # min, max
+    spread_pct: float | None  # (max - min) / median of requests/s, in percent (2+ repeats)
+    latency: dict[str, float | None]  # median of each latency key, ms
+    success_ratio: float | None  # median
+    cpu_per_request_ms: float | None  # median
+    peak_rss_mb: float | None  # the largest
+    errors: dict[str, int]  # by kind, summed over every run
+    errors_total: int
+    non_2xx: int  # summed over every run
+    ceiling_rps: float | None  # what the backend alone served at this concurrency (backends.ceiling)
+    ceiling_share: float | None  # rps / ceiling_rps
+    noisy: int  # runs whose noise probe moved more than its threshold
+
+    @property
+    def ok(self) -> bool:
+        return self.n > self.failed
+
+
+def derive(config: Config, results: list[Result]) -> Row:
+    """The Row of one configuration's runs: each derived value computed here, once."""
+    ok = [r for r in results if r.ok]
+    first = results[0]
+    rps_values = tuple(r.requests_per_s for r in ok if r.requests_per_s is not None)
+    rps = _median(rps_values)
+    rps_range = (min(rps_values), max(rps_values)) if rps_values else None
+    spread = 100.0 * (rps_range[1] - rps_range[0]) / rps if rps and len(ok) >= 2 else None
+    errors = {k: sum(r.errors.get(k, 0) for r in results) for k in ERROR_KINDS}
+    rss = [r.server_peak_rss_mb for r in ok if r.server_peak_rss_mb is not None]
+    ceiling = (first.backend_ceiling or {}).get("requests_per_s") or None
+    return Row(
+        config=config, results=tuple(results), dev_only=first.dev_only, caveats=tuple(first.caveats),
+        n=len(results), failed=len(results) - len(ok),
+        failures=tuple(dict.fromkeys(r.failure for r in results if not r.ok)),
+        rps=rps, rps_values=rps_values, rps_range=rps_range, spread_pct=spread,
+        latency={k: _median(r.latency_ms.get(k) for r in ok) for k in LATENCY_KEYS},
+        success_ratio=_median(r.success_ratio for r in ok),
+        cpu_per_request_ms=_median(r.cpu_per_request_ms for r in ok),
+        peak_rss_mb=max(rss) if rss else None,
+        errors=errors, errors_total=sum(errors.values()), non_2xx=sum(r.non_2xx for r in results),
+        ceiling_rps=ceiling, ceiling_share=rps / ceiling if ceiling and rps is not None else None,
+        noisy=sum(1 for r in ok if r.noisy))
+
+
+def rows(results: list[Result]) -> list[Row]:
+    """One Row per configuration, in the order the configurations first appear.
+
+    Runs superseded by a --rerun-noisy repeat are left out (they stay in results.jsonl).
+    """
+    grouped: dict[Config, list[Result]] = {}
+    for r in results:
+        if not r.superseded:
+            grouped.setdefault(Config.of(r), []).append(r)
+    return [derive(config, runs) for config, runs in grouped.items()]
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A stack against the next slower one of the same configuration: verdict of faster / slower req/s."""
+
+    faster: Row
+    slower: Row
+    verdict: Verdict
+
+
+def ranked_pairs(closed: list[Row]) -> list[Pair]:
+    """For every closed-loop configuration run by 2+ stacks: each stack against the next slower one
+    (n-1 lines per configuration instead of every pair)."""
+    groups: dict[Config, list[Row]] = {}
+    for row in closed:
+        if row.rps is not None:
+            groups.setdefault(row.config.without_stack(), []).append(row)
+    pairs = []
+    for group in groups.values():
+        ranked = sorted(group, key=lambda row: row.rps, reverse=True)
+        for faster, slower in zip(ranked, ranked[1:]):
+            pairs.append(Pair(faster, slower, significance.ratio_of_medians(slower.rps_values, faster.rps_values)))
+    return pairs
+
+
+@dataclass(frozen=True)
+class Failure:
+    """The failed runs of one stack, tool, load and reason: its operations on one line."""
+
+    entrypoint: str
+    dev_only: bool
+    operations: tuple[str, ...]
+    tool: str
+    load: str
+    connection: str
+    failed: int
+    total: int
+    why: str
+
+
+def failures(all_rows: list[Row]) -> list[Failure]:
+    grouped: dict[tuple, list[Row]] = {}
+    for row in all_rows:
+        if row.failed:
+            c = row.config
+            grouped.setdefault((c.entrypoint, c.tool, c.load, c.connection, "; ".join(row.failures)), []).append(row)
+    return [Failure(entrypoint, group[0].dev_only, tuple(dict.fromkeys(r.config.operation for r in group)),
+                    tool, load, conn, sum(r.failed for r in group), sum(r.n for r in group), why)
+            for (entrypoint, tool, load, conn, why), group in grouped.items()]
+
+
+@dataclass(frozen=True)
+class RoutePair:
+    """One stack's pooled and per-request route of a backend, at one load."""
+
+    backend: str
+    pooled: Row
+    per_request: Row
+    ratio: float  # pooled / per-request requests/s
+
+
+def route_pairs(closed: list[Row]) -> list[RoutePair]:
+    pairs = []
+    for backend in catalog.BACKENDS:
+        pooled_op, per_request_op = catalog.FAMILIES[backend]
+        by_config: dict[Config, dict[str, Row]] = {}
+        for row in closed:
+            if row.rps and row.config.operation in (pooled_op, per_request_op):
+                by_config.setdefault(replace(row.config, operation=""), {})[row.config.operation] = row
+        pairs += [RoutePair(backend, two[pooled_op], two[per_request_op], two[pooled_op].rps / two[per_request_op].rps)
+                  for two in by_config.values() if len(two) == 2]
+    return pairs
+
+
+# -- the session ----------------------------------------------------------------------------------
+PROBE_KEYS = (("cpu_ms", "cpu loop"), ("loopback_ms", "loopback requests"))  # bench/noise.py's readings
+
+
+@dataclass(frozen=True)
+class Noise:
+    """What the noise probe (bench/noise.py) saw over the session."""
+
+    probes: dict[str, tuple[float, float, float]]  # what -> (min, median, max) ms of its readings
+    steal: tuple[float, float] | None  # CPU steal during runs, min and max %
+    noisy: int  # runs flagged noisy
+    probed: int  # runs with a probe reading
+    threshold_pct: float | None
+    reruns: int  # noisy runs measured again (--rerun-noisy), left out of the rows
+
+
+def noise(results: list[Result]) -> Noise | None:
+    probed = [r for r in results if r.probe_before]
+    if not probed:
+        return None
+    probes = {}
+    for key, what in PROBE_KEYS:
+        values = [p[key] for r in probed for p in (r.probe_before, r.probe_after) if p and p.get(key) is not None]
+        if values:
+            probes[what] = (min(values), statistics.median(values), max(values))
+    steal = [r.steal_pct for r in probed if r.steal_pct is not None]
+    return Noise(probes, (min(steal), max(steal)) if steal else None, sum(1 for r in probed if r.noisy),
+                 len(probed), probed[0].noise_threshold_pct, sum(1 for r in results if r.superseded))
+
+
+@dataclass(frozen=True)
+class Session:
+    """Where and how the results were measured: the report's header."""
+
+    machine: dict
+    pinning: dict
+    tools: tuple[str, ...]  # "wrk 4.2.0", each once
+    runs: int
+    first_run: str  # timestamps ("" when the results carry none)
+    last_run: str
+    target: str
+    preset: str
+    repeats: int  # the most repeats of a configuration
+    rounds_order: str
+    noise: Noise | None
+    dev_only: tuple[str, ...]  # the dev-only stacks
+    caveats: dict[str, tuple[str, ...]]  # stack -> the catalog's known limitations
+
+
+def session(results: list[Result]) -> Session:
+    first = results[0]
+    when = sorted(r.timestamp for r in results if r.timestamp)
+    return Session(
+        machine=first.machine, pinning=first.pinning,
+        tools=tuple(sorted({f"{r.tool} {r.tool_version}".strip() for r in results})), runs=len(results),
+        first_run=when[0] if when else "", last_run=when[-1] if when else "", target=first.target,
+        preset=first.preset, repeats=max(r.repeats for r in results),
+        rounds_order=next((r.rounds_order for r in results if r.rounds_order), ""), noise=noise(results),
+        dev_only=tuple(sorted({r.entrypoint for r in results if r.dev_only})),
+        caveats=dict(sorted({r.entrypoint: tuple(r.caveats) for r in results if r.caveats}.items())))
+
+
+# -- the report -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Report:
+    session: Session | None  # None without results
+    rows: tuple[Row, ...]  # every configuration
+    closed: tuple[Row, ...]  # closed loop, with an ok run
+    opened: tuple[Row, ...]  # open loop, with an ok run
+    pairs: tuple[Pair, ...]  # the ranking of the closed-loop stacks, step by step
+    route_pairs: tuple[RoutePair, ...]  # pooled against per-request, closed loop
+    repeated: bool  # some configuration has 2+ ok repeats: the pairs have intervals
+    failures: tuple[Failure, ...]
+
+
+def build(results: list[Result]) -> Report:
+    if not results:
+        return Report(session=None, rows=(), closed=(), opened=(), pairs=(), route_pairs=(), repeated=False,
+                      failures=())
+    everything = rows(results)
+    closed = [r for r in everything if r.config.loop == "closed" and r.ok]
+    return Report(session=session(results), rows=tuple(everything), closed=tuple(closed),
+                  opened=tuple(r for r in everything if r.config.loop == "open" and r.ok),
+                  pairs=tuple(ranked_pairs(closed)), route_pairs=tuple(route_pairs(closed)),
+                  repeated=any(len(r.rps_values) >= 2 for r in closed), failures=tuple(failures(everything)))
+
+
+# -- two result sets side by side -----------------------------------------------------------------
+@dataclass(frozen=True)
+class Match:
+    """A configuration in A, in B, or in both; ratios are B / A."""
+
+    a: Row | None
+    b: Row | None
+    rps_ratio: float | None
+    p99_ratio: float | None
+    verdict: Verdict  # of the req/s ratio
+
+    @property
+    def row(self) -> Row:
+        return self.a or self.b
+
+
+@dataclass(frozen=True)
+class Comparison:
+    matches: tuple[Match, ...]
+    only_a: int
+    only_b: int
+    sessions: tuple[Session | None, Session | None]
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None or a == 0 else b / a
+
+
+def _match(a: Row | None, b: Row | None) -> Match:
+    ok_a, ok_b = (a if a is not None and a.ok else None), (b if b is not None and b.ok else None)
+    verdict = (significance.ratio_of_medians(a.rps_values, b.rps_values) if a is not None and b is not None
+               else Verdict(None))
+    return Match(a, b, _ratio(ok_a and ok_a.rps, ok_b and ok_b.rps),
+                 _ratio(ok_a and ok_a.latency["p99"], ok_b and ok_b.latency["p99"]), verdict)
+
+
+def compare(a: list[Result], b: list[Result], key: Callable[[Config], Config] = Config.without_session) -> Comparison:
+    """The rows of A and B matched on key(config), in A's order then B's; none is left out: rows of
+    one side that share a key are paired in order with the other side's, the rest stand alone."""
+    rows_b = rows(b)
+    waiting: dict[Config, list[int]] = {}
+    for i, row in enumerate(rows_b):
+        waiting.setdefault(key(row.config), []).append(i)
+    matches, matched = [], set()
+    for row in rows(a):
+        same = waiting.get(key(row.config))
+        j = same.pop(0) if same else None
+        matched.add(j)
+        matches.append(_match(row, None if j is None else rows_b[j]))
+    only_a = sum(1 for m in matches if m.b is None)
+    matches += [_match(None, row) for i, row in enumerate(rows_b) if i not in matched]
+    return Comparison(tuple(matches), only_a, sum(1 for m in matches if m.a is None),
+                      (session(a) if a else None, session(b) if b else None))

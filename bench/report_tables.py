@@ -1,0 +1,177 @@
+"""The report model (bench/model.py) as text: the header's lines and each section's table cells.
+
+results.md and report.html lay out the same sections, so both show the same rows. Cells are
+Markdown inline text (`code`, **dev-only**), which report.html turns into HTML; results.md escapes
+their pipes. Only formatting here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bench import machine, rounds, significance
+from bench.model import Failure, Pair, Report, Row, Session
+
+NOTE = ("Latencies are in ms from the tool's own histogram or percentiles (– where the tool gives none: "
+        "ab and hey have no p99.9). errors are requests without an answer (connect, read, write, timeout, "
+        "other); non-2xx are answers with another status. cpu ms/req is the server's whole process tree. "
+        "of backend: req/s as a share of what the backend alone served to a direct client loop at the same "
+        "concurrency just before (python -m backends.ceiling): near 100% the backend is the bound, far "
+        "below it the stack.")
+NUMERIC = ("req", "p", "max", "mean", "cpu", "rss", "rate")  # right-aligned columns start so
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str  # "closed", "significance", "open", "failures": what report.html places charts by
+    title: str
+    intro: str
+    header: list[str]
+    lines: list[list[str]]
+
+
+def num(value: float | None, digits: int = 0) -> str:
+    return "–" if value is None else f"{value:,.{digits}f}"
+
+
+def ms(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.3f}" if value < 1 else f"{value:.2f}" if value < 100 else f"{value:.0f}"
+
+
+def ratio(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}x"
+
+
+def stack(name: str, dev_only: bool) -> str:
+    return f"`{name}`" + (" **dev-only**" if dev_only else "")
+
+
+def row_stack(row: Row) -> str:
+    return stack(row.config.entrypoint, row.dev_only)
+
+
+def errors_cell(row: Row) -> str:
+    kinds = {k: v for k, v in row.errors.items() if v}
+    if not kinds:
+        return "0"
+    return f"{row.errors_total:,} (" + ", ".join(f"{k} {v:,}" for k, v in kinds.items()) + ")"
+
+
+def spread_cell(row: Row) -> str:
+    text = "–" if row.spread_pct is None else f"±{row.spread_pct / 2:.1f}%"
+    if row.noisy:  # the noise probe moved during some of its runs
+        text += f" (noisy {row.noisy}/{row.n - row.failed})"
+    return text
+
+
+def ceiling_cell(row: Row) -> str:
+    """'34% of 2,610'; '–' for runs without a backend or ceiling."""
+    if row.ceiling_share is None:
+        return "–"
+    return f"{100 * row.ceiling_share:.0f}% of {row.ceiling_rps:,.0f}"
+
+
+def cpu_cell(row: Row) -> str:
+    return "–" if row.cpu_per_request_ms is None else f"{row.cpu_per_request_ms:.3f}"
+
+
+def closed_cells(rows: tuple[Row, ...]) -> tuple[list[str], list[list[str]]]:
+    header = ["stack", "op", "tool", "load", "conn", "workers", "req/s", "of backend", "spread", "p50 ms", "p90 ms",
+              "p99 ms", "p99.9 ms", "max ms", "errors", "non-2xx", "cpu ms/req", "rss MB"]
+    return header, [[row_stack(row), row.config.operation, row.config.tool, row.config.load, row.config.connection,
+                     num(row.config.workers), num(row.rps), ceiling_cell(row), spread_cell(row),
+                     *(ms(row.latency[k]) for k in ("p50", "p90", "p99", "p99.9", "max")),
+                     errors_cell(row), num(row.non_2xx), cpu_cell(row), num(row.peak_rss_mb, 1)] for row in rows]
+
+
+def open_cells(rows: tuple[Row, ...]) -> tuple[list[str], list[list[str]]]:
+    header = ["stack", "op", "rate", "conn", "workers", "req/s done", "success", "mean ms", "p50 ms",
+              "p95 ms", "p99 ms", "max ms", "errors", "non-2xx", "cpu ms/req"]
+    return header, [[row_stack(row), row.config.operation, row.config.load, row.config.connection,
+                     num(row.config.workers), num(row.rps),
+                     "–" if row.success_ratio is None else f"{100 * row.success_ratio:.2f}%",
+                     *(ms(row.latency[k]) for k in ("mean", "p50", "p95", "p99", "max")),
+                     errors_cell(row), num(row.non_2xx), cpu_cell(row)] for row in rows]
+
+
+def significance_cells(pairs: tuple[Pair, ...]) -> tuple[list[str], list[list[str]]]:
+    header = ["op", "tool", "load", "conn", "faster", "slower", "req/s ratio", "95% interval", "verdict", "repeats"]
+    return header, [[p.faster.config.operation, p.faster.config.tool, p.faster.config.load,
+                     p.faster.config.connection, row_stack(p.faster), row_stack(p.slower), p.verdict.ratio_text(),
+                     p.verdict.interval_text(),
+                     p.verdict.verdict_text() if p.verdict.has_interval else significance.NEEDS,
+                     f"{p.verdict.n_b} / {p.verdict.n_a}"] for p in pairs]
+
+
+def failure_cells(failures: tuple[Failure, ...]) -> tuple[list[str], list[list[str]]]:
+    return ["stack", "ops", "tool", "load", "conn", "failed", "why"], [
+        [stack(f.entrypoint, f.dev_only), ", ".join(f.operations), f.tool, f.load, f.connection,
+         f"{f.failed}/{f.total}", f.why[:400]] for f in failures]
+
+
+def sections(report: Report) -> list[Section]:
+    out = []
+    if report.closed:
+        out.append(Section("closed", "Closed loop (N connections, each waits for its answer)", "",
+                           *closed_cells(report.closed)))
+        if report.repeated and report.pairs:
+            out.append(Section("significance", "Are the differences above the noise?",
+                               "Each stack against the next slower one of the same configuration: the ratio of "
+                               "their median req/s (faster / slower) and its bootstrap interval.",
+                               *significance_cells(report.pairs)))
+    if report.opened:
+        out.append(Section("open", "Open loop (constant request rate)",
+                           "The load tool sends requests on schedule whether or not earlier ones came back, so "
+                           "latency includes queueing and success rate is the result; requests/s is what was "
+                           "done of the offered rate.", *open_cells(report.opened)))
+    if report.failures:
+        out.append(Section("failures", "Failed runs", "", *failure_cells(report.failures)))
+    return out
+
+
+def describe_pinning(p: dict) -> str:
+    if not p or not p.get("enabled"):
+        return f"none ({p.get('reason', '')})" if p else "none"
+    server = ",".join(map(str, p.get("server_cpus", []))) or "elsewhere"
+    tool = ",".join(map(str, p.get("tool_cpus", [])))
+    return f"taskset, server on cpu {server}, load tool on cpu {tool}, backends {p.get('backends', 'unpinned')}"
+
+
+def noise_lines(s: Session) -> list[str]:
+    n = s.noise
+    if n is None:
+        return []
+    text = "- machine noise over the session (probe min / median / max): " + "; ".join(
+        f"{what} {low:.1f} / {mid:.1f} / {high:.1f} ms (±{50 * (high - low) / mid:.0f}%)"
+        for what, (low, mid, high) in n.probes.items())
+    if n.steal:
+        text += f"; CPU steal during runs {n.steal[0]:.1f}–{n.steal[1]:.1f}%"
+    flagged = (f"- noisy runs (probe moved more than {n.threshold_pct:g}% from before to after the run): "
+               f"{n.noisy} of {n.probed}" + (", marked \"noisy\" in the spread column" if n.noisy else ""))
+    if n.reruns:
+        flagged += f"; {n.reruns} noisy runs were measured again (--rerun-noisy) and are left out of the tables"
+    return [text, flagged]
+
+
+def context(s: Session) -> list[str]:
+    """The header's lines, each a Markdown list item."""
+    lines = [f"- machine: {machine.summary(s.machine)}" if s.machine else "- machine: unknown",
+             f"- tools: {', '.join(s.tools)}",
+             f"- pinning: {describe_pinning(s.pinning)}"]
+    if s.first_run:
+        lines.append(f"- runs: {s.runs} from {s.first_run} to {s.last_run}")
+    if s.target:
+        lines.append(f"- target: {s.target} (started elsewhere: no server CPU or RSS)")
+    if s.preset:
+        lines.append(f"- preset: {s.preset}")
+    if s.repeats > 1:
+        lines.append("- req/s and latencies are medians over the repeats; spread is ±half the min–max range")
+        if s.rounds_order:
+            lines.append(f"- repeats: {rounds.describe(s.rounds_order, s.repeats)}")
+        lines.append(f"- significance of a difference: {significance.METHOD}")
+    lines += noise_lines(s)
+    if s.dev_only:
+        lines.append(f"- **dev-only** stacks ({', '.join(s.dev_only)}) are measured to be compared, not deployed")
+    lines += [f"- caveat, `{name}`: {'; '.join(texts)}" for name, texts in s.caveats.items()]
+    return lines
