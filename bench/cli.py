@@ -6,6 +6,8 @@ import ipaddress
 import json
 import signal
 import sys
+from contextlib import contextmanager
+from dataclasses import fields
 from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -16,7 +18,7 @@ from rich.markup import escape
 from servers.core import catalog
 from servers.core.catalog import Entry
 
-from bench import compare, noise, plan as planning, presets, reports, rounds, schema, selection
+from bench import compare, defaults, plan as planning, presets, reports, rounds, schema, selection
 from bench.procs import interrupt
 from bench.progress import Progress
 from bench.runner import Runner
@@ -82,6 +84,13 @@ def csv_floats(text: str) -> list[float]:
     return values
 
 
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
 def positive_float(text: str) -> float:
     value = float(text)
     if value <= 0:
@@ -110,35 +119,36 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     load.add_argument("--tool", choices=list(TOOLS), help=f"load tool (default {DEFAULT_TOOL})")
     load.add_argument("--connections", "-c", type=csv_ints, metavar="N[,N...]",
                       help="concurrent connections, a list runs each (default 50)")
-    load.add_argument("--threads", "-t", type=int, metavar="N",
+    load.add_argument("--threads", "-t", type=positive_int, metavar="N",
                       help="wrk threads (default: 2, at most the connections); hey: -cpus")
-    load.add_argument("--duration", "-d", type=positive_float, metavar="S", help="seconds per run (default 10)")
-    load.add_argument("--requests", "-n", type=int, metavar="N",
+    load.add_argument("--duration", "-d", dest="duration_s", type=positive_float, metavar="S",
+                      help=f"seconds per run (default {defaults.DURATION_S:g})")
+    load.add_argument("--requests", "-n", type=positive_int, metavar="N",
                       help="ab/hey: stop after N requests (still bounded by --duration for ab, default 10 s)")
-    load.add_argument("--rate", type=csv_floats, metavar="R[,R...]",
+    load.add_argument("--rate", dest="rates", type=csv_floats, metavar="R[,R...]",
                       help="vegeta: constant rate in requests/s (open loop); a list runs each")
     load.add_argument("--close", action="store_true",
                       help="add a pass where the CLIENT closes every connection (ab without -k, hey "
                            "-disable-keepalive, vegeta -keepalive=false; wrk cannot), apart from the keep-alive one")
     load.add_argument("--close-only", action="store_true", help="only the client-close pass")
-    load.add_argument("--repeat", type=int, default=None, metavar="N",
+    load.add_argument("--repeat", type=positive_int, metavar="N",
                       help="run each configuration N times; reports show the median and the spread")
-    load.add_argument("--warmup", type=float, default=planning.DEFAULT_WARMUP_S, metavar="S",
+    load.add_argument("--warmup", dest="warmup_s", type=float, metavar="S",
                       help=f"seconds of the same load before each measured configuration (default "
-                           f"{planning.DEFAULT_WARMUP_S:g}; 0: none)")
-    load.add_argument("--timeout", type=positive_float, default=planning.DEFAULT_TIMEOUT_S, metavar="S",
-                      help=f"per-request timeout of the tool (default {planning.DEFAULT_TIMEOUT_S:g} s)")
+                           f"{defaults.WARMUP_S:g}; 0: none)")
+    load.add_argument("--timeout", dest="timeout_s", type=positive_float, metavar="S",
+                      help=f"per-request timeout of the tool (default {defaults.TIMEOUT_S:g} s)")
     add_load_host_arguments(p)
     add_noise_arguments(p)
     srv = p.add_argument_group("the servers")
-    srv.add_argument("--workers", type=int, metavar="N",
+    srv.add_argument("--workers", type=positive_int, metavar="N",
                      help="override the catalog's worker count (clamped for one-process stacks)")
-    srv.add_argument("--users", type=int, default=planning.DEFAULT_USERS, metavar="N",
-                     help=f"seed users 1..N and draw ids over that range (default {planning.DEFAULT_USERS})")
-    srv.add_argument("--pin", action=argparse.BooleanOptionalAction, default=True,
+    srv.add_argument("--users", type=positive_int, metavar="N",
+                     help=f"seed users 1..N and draw ids over that range (default {defaults.USERS})")
+    srv.add_argument("--pin", action=argparse.BooleanOptionalAction,
                      help="taskset: server on cpu 0 (the first half of the cores), load tool on the rest "
                           "(default on where there are 2+ cores)")
-    srv.add_argument("--server-cores", type=int, metavar="N", help="with --pin: cores for the server")
+    srv.add_argument("--server-cores", type=positive_int, metavar="N", help="with --pin: cores for the server")
     srv.add_argument("--target", metavar="URL",
                      help="benchmark a server started elsewhere (e.g. by compose) on loopback: no start or "
                           "stop, the contract is still checked; --servers NAME labels it")
@@ -158,13 +168,13 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
 def add_load_host_arguments(p: argparse.ArgumentParser) -> None:
     """locust's distributed mode (bench/tools/locust.py) and the hosts of the three-host layout."""
     g = p.add_argument_group("load from several processes or hosts (--tool locust)")
-    g.add_argument("--load-workers", type=int, default=0, metavar="N",
+    g.add_argument("--load-workers", type=int, metavar="N",
                    help="locust: a master and N local worker processes (each pinned to a core of the load "
                         "tool's); 0 (default): one locust process")
-    g.add_argument("--locust-master-bind", metavar="HOST[:PORT]", default="",
+    g.add_argument("--locust-master-bind", dest="master_bind", metavar="HOST[:PORT]",
                    help="locust: the address the master listens on for its workers (default 127.0.0.1, a free "
                         "port; with remote workers port 5557)")
-    g.add_argument("--locust-remote-workers", type=int, default=0, metavar="M",
+    g.add_argument("--locust-remote-workers", dest="remote_workers", type=int, metavar="M",
                    help="locust: also wait for M workers on other load hosts (the command to run there is "
                         "printed at the start)")
     g.add_argument("--remote-target", action="store_true",
@@ -174,17 +184,17 @@ def add_load_host_arguments(p: argparse.ArgumentParser) -> None:
 def add_noise_arguments(p: argparse.ArgumentParser) -> None:
     """How repeats are ordered and how the machine's noise is watched (bench/rounds.py, bench/noise.py)."""
     g = p.add_argument_group("repeats and noise")
-    g.add_argument("--rounds-order", choices=rounds.ORDERS, default=None,
+    g.add_argument("--rounds-order", choices=rounds.ORDERS,
                    help="with --repeat: interleaved (default) runs every configuration once per round, rounds "
                         "in alternating order, servers restarted each round; sequential runs a stack's "
                         "repeats back to back on one server")
-    g.add_argument("--probe", action=argparse.BooleanOptionalAction, default=True,
+    g.add_argument("--probe", dest="noise_probe", action=argparse.BooleanOptionalAction,
                    help="time a fixed CPU loop and loopback request loop (~0.2 s) before and after each run "
                         "and flag runs during which it moved (default on)")
-    g.add_argument("--noise-threshold", type=positive_float, default=noise.DEFAULT_THRESHOLD_PCT, metavar="PCT",
+    g.add_argument("--noise-threshold", dest="noise_threshold_pct", type=positive_float, metavar="PCT",
                    help=f"flag a run as noisy when the probe moved more than PCT %% "
-                        f"(default {noise.DEFAULT_THRESHOLD_PCT:g})")
-    g.add_argument("--rerun-noisy", type=int, nargs="?", const=2, default=0, metavar="N",
+                        f"(default {defaults.NOISE_THRESHOLD_PCT:g})")
+    g.add_argument("--rerun-noisy", type=int, nargs="?", const=2, metavar="N",
                    help="measure a noisy run again, at most N times (default N 2); the last measurement "
                         "counts, the noisy ones stay in results.jsonl marked superseded")
 
@@ -236,78 +246,72 @@ def target_entry(name: str | None, url: str) -> Entry:
                  description=f"a server at {url}", tags=())
 
 
+# What settings_from works out itself; every other Settings field is a run option of the same dest,
+# taken as given (None: not given, so the preset's or Settings' own default stands).
+WORKED_OUT = {"servers", "ops", "target", "preset", "quick", "keepalive"}
+OPTION_SETTINGS = [f.name for f in fields(planning.Settings) if f.name not in WORKED_OUT]
+
+
+@contextmanager
+def users_input():
+    """A name or file the user gave that is not there or not right: a usage error, not a traceback."""
+    try:
+        yield
+    except (KeyError, ValueError, OSError) as exc:
+        raise UsageError(exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)) from None
+
+
 def settings_from(args: argparse.Namespace) -> tuple[planning.Settings, list[Entry] | None]:
     """Settings from the preset (if any), then the explicit options; and target entries if --target."""
     s = presets.get(args.preset).settings() if args.preset else planning.Settings()
     if args.quick:  # first, so that an explicit --duration or --requests still wins
         s = s.scaled_quick()
-    target_entries = None
-    if args.target:
-        s.target = check_loopback(args.target, args.remote_target)
-        names = [e.name for e in selection.select_entries(args.servers)] if args.servers else []
-        if len(names) > 1:
-            raise UsageError("--target benchmarks one server: give --servers one name (or none)")
-        target_entries = [target_entry(names[0] if names else None, s.target)]
-        s.servers = [target_entries[0].name]
-        s.ops = selection.select_ops(args.ops or "hello,json")
-    else:
-        if args.servers:
-            s.servers = [e.name for e in selection.select_entries(args.servers)]
-        elif not args.preset:
-            s.servers = list(planning.QUICK_SERVERS) if args.quick else [e.name for e in catalog.ENTRIES]
-        if args.ops:
-            s.ops = selection.select_ops(args.ops)
-    if args.tool:
-        s.tool = args.tool
-    if args.connections:
-        s.connections = args.connections
-    if args.threads:
-        s.threads = args.threads
-    if args.duration:
-        s.duration_s = args.duration
-    if args.requests:
-        s.requests = args.requests
-    if args.rate:
-        s.rates = args.rate
-        if not args.tool and not args.preset:
-            s.tool = "vegeta"
+    for name in OPTION_SETTINGS:
+        if getattr(args, name) is not None:
+            setattr(s, name, getattr(args, name))
+    if args.rates and not args.tool and not args.preset:
+        s.tool = "vegeta"
     if args.close_only:
         s.keepalive = [False]
     elif args.close:
         s.keepalive = [True, False]
-    if args.repeat:
-        s.repeat = max(1, args.repeat)
-    if args.rounds_order:
-        s.rounds_order = args.rounds_order
-    s.noise_probe, s.noise_threshold_pct = args.probe, args.noise_threshold
-    if args.rerun_noisy < 0:
+    target_entries = None
+    with users_input():
+        if args.target:
+            s.target = check_loopback(args.target, args.remote_target)
+            names = [e.name for e in selection.select_entries(args.servers)] if args.servers else []
+            if len(names) > 1:
+                raise UsageError("--target benchmarks one server: give --servers one name (or none)")
+            target_entries = [target_entry(names[0] if names else None, s.target)]
+            s.servers = [target_entries[0].name]
+            s.ops = selection.select_ops(args.ops or "hello,json")
+        else:
+            if args.servers:
+                s.servers = [e.name for e in selection.select_entries(args.servers)]
+            elif not args.preset:
+                s.servers = list(planning.QUICK_SERVERS) if args.quick else [e.name for e in catalog.ENTRIES]
+            if args.ops:
+                s.ops = selection.select_ops(args.ops)
+    check_settings(s, args)
+    return s, target_entries
+
+
+def check_settings(s: planning.Settings, args: argparse.Namespace) -> None:
+    """What no single option's type can check: combinations."""
+    if s.rerun_noisy < 0:
         raise UsageError("--rerun-noisy must be 0 or more")
-    if args.rerun_noisy and not args.probe:
+    if s.rerun_noisy and not s.noise_probe:
         raise UsageError("--rerun-noisy needs the noise probe (drop --no-probe)")
-    s.rerun_noisy = args.rerun_noisy
-    if args.workers:
-        s.workers = args.workers
-    if args.server_cores:
-        s.server_cores = args.server_cores
-    s.warmup_s, s.timeout_s, s.users, s.pin = args.warmup, args.timeout, args.users, args.pin
-    s.mongo_url, s.redis_url = args.mongo_url or "", args.redis_url or ""
-    if args.load_workers < 0 or args.locust_remote_workers < 0:
+    if s.load_workers < 0 or s.remote_workers < 0:
         raise UsageError("--load-workers and --locust-remote-workers must be 0 or more")
-    if (args.load_workers or args.locust_remote_workers or args.locust_master_bind) and s.tool != "locust":
+    if (s.load_workers or s.remote_workers or s.master_bind) and s.tool != "locust":
         raise UsageError("--load-workers and --locust-* are for --tool locust (its distributed mode)")
     if args.remote_target and not args.target:
         raise UsageError("--remote-target goes with --target URL")
-    s.load_workers, s.remote_workers = args.load_workers, args.locust_remote_workers
-    s.master_bind = args.locust_master_bind
-    if s.users < 1:
-        raise UsageError("--users must be at least 1")
-    if args.workers is not None and args.workers < 1:
-        raise UsageError("--workers must be at least 1")
     if args.requests and s.tool not in ("ab", "hey"):
         raise UsageError(f"--requests is for ab and hey; {s.tool} runs for --duration seconds")
     if not s.servers:
         raise UsageError("--servers selects nothing")
-    return s, target_entries
 
 
 def default_out() -> Path:
@@ -402,7 +406,8 @@ def print_overview() -> int:
 
 # -- report, compare, presets ---------------------------------------------------------------------
 def cmd_report(args: argparse.Namespace, console: Console) -> int:
-    results = schema.read(args.results)
+    with users_input():
+        results = schema.read(args.results)
     out = args.out or args.results.parent
     md_path, html_path, md = reports.write(results, out, args.title)
     print(md)
@@ -415,12 +420,14 @@ def cmd_compare(args: argparse.Namespace, console: Console) -> int:
         stacks = [s.strip() for s in args.stacks.split(",") if s.strip()]
         if args.b is not None or len(stacks) != 2:
             raise UsageError("--stacks A,B compares two stacks of ONE results file: give one file and two names")
-        md = compare.render_stacks(schema.read(args.a), *stacks, name=str(args.a))
+        with users_input():
+            md = compare.render_stacks(schema.read(args.a), *stacks, name=str(args.a))
     elif args.b is None:
         raise UsageError("compare needs two results files, or one with --stacks A,B")
     else:
-        md = compare.render(schema.read(args.a), schema.read(args.b), name_a=str(args.a.parent.name or args.a),
-                            name_b=str(args.b.parent.name or args.b))
+        with users_input():
+            a, b = schema.read(args.a), schema.read(args.b)
+        md = compare.render(a, b, name_a=str(args.a.parent.name or args.a), name_b=str(args.b.parent.name or args.b))
     print(md)
     if args.out:
         args.out.write_text(md, encoding="utf-8")
@@ -474,9 +481,8 @@ def main(argv: list[str] | None = None) -> None:
     handlers = {"run": cmd_run, "report": cmd_report, "compare": cmd_compare, "presets": cmd_presets}
     try:
         code = handlers[args.command](args, console)
-    except (UsageError, ValueError, KeyError, FileNotFoundError) as exc:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        console.print(f"[red]error:[/red] {escape(str(message))}")
+    except UsageError as exc:  # the user's; any other exception is a bug and shows its traceback
+        console.print(f"[red]error:[/red] {escape(str(exc))}")
         code = EXIT_USAGE
     except KeyboardInterrupt:
         code = 130

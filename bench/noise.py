@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 import psutil
 
-DEFAULT_THRESHOLD_PCT = 15.0
+from bench import defaults
+
 CPU_CHUNKS, CPU_LOOP = 7, 100_000
 LOOPBACK_BATCHES, LOOPBACK_REQUESTS = 7, 50
 KEYS = ("cpu_ms", "loopback_ms")
@@ -78,7 +79,7 @@ class Reading:
 class Probe:
     """start() once, then around every run: token = begin(); ...; reading = end(token)."""
 
-    def __init__(self, threshold_pct: float = DEFAULT_THRESHOLD_PCT):
+    def __init__(self, threshold_pct: float = defaults.NOISE_THRESHOLD_PCT):
         self.threshold_pct = threshold_pct
         self._server: http.server.ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None

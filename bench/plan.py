@@ -47,7 +47,7 @@ class Settings:
     repeat: int = defaults.REPEATS
     rounds_order: str = "interleaved"  # how repeats run: bench/rounds.py
     noise_probe: bool = True  # time a fixed reference load before and after each run: bench/noise.py
-    noise_threshold_pct: float = 15.0
+    noise_threshold_pct: float = defaults.NOISE_THRESHOLD_PCT
     rerun_noisy: int = 0  # measure a noisy run again, at most this many times
     workers: int | None = None
     warmup_s: float = DEFAULT_WARMUP_S

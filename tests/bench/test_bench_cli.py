@@ -1,5 +1,6 @@
 """bench.sh's own help: --help shows every option a run takes and names the commands once; a bare
-./bench.sh starts nothing and prints what `bench.sh run` would run, how long, and how to start it."""
+./bench.sh starts nothing and prints what `bench.sh run` would run, how long, and how to start it;
+options land in their settings, and only the user's own mistakes become a one-line usage error."""
 from __future__ import annotations
 
 import os
@@ -7,9 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from servers.core import catalog
 
-from bench import cli, plan as planning
+from bench import cli, defaults, plan as planning, presets
 from bench.tools import DEFAULT_TOOL
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,3 +53,30 @@ def test_bare_bench_sh_prints_the_default_plan_and_starts_nothing():
     for command in ("./bench.sh run", "./bench.sh --quick", "./bench.sh --help"):
         assert command in proc.stdout
     assert proc.stderr == ""  # no progress, no server was started
+
+
+def test_options_set_their_settings_and_the_preset_stands_where_none_is_given():
+    args = cli.build_parser().parse_args(["run", "--preset", "one-core", "--duration", "2", "--warmup", "0",
+                                          "--no-pin", "--noise-threshold", "7", "--users", "30"])
+    s, _ = cli.settings_from(args)
+    preset = presets.get("one-core").settings()
+    assert (s.duration_s, s.warmup_s, s.pin, s.noise_threshold_pct, s.users) == (2, 0, False, 7, 30)
+    assert (s.servers, s.connections, s.workers, s.server_cores, s.repeat) == (
+        preset.servers, preset.connections, preset.workers, preset.server_cores, preset.repeat)
+    bare, _ = cli.settings_from(cli.build_parser().parse_args(["run"]))
+    assert (bare.noise_threshold_pct, bare.noise_probe, bare.users) == (
+        defaults.NOISE_THRESHOLD_PCT, True, defaults.USERS)
+
+
+def test_the_users_mistake_is_one_line_and_a_bug_keeps_its_traceback(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(cli.signal, "signal", lambda *args: None)  # main's handlers stay out of pytest
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["report", str(tmp_path / "missing.jsonl")])
+    assert exit_.value.code == cli.EXIT_USAGE and "No such file" in capsys.readouterr().err
+
+    def bug(args, console):
+        return {}["a key no user typed"]
+
+    monkeypatch.setattr(cli, "cmd_presets", bug)
+    with pytest.raises(KeyError, match="a key no user typed"):
+        cli.main(["presets"])

@@ -5,7 +5,7 @@ No timing assertions: what is checked is the order of the runs and the fields th
 """
 from __future__ import annotations
 
-from bench import schema
+from bench import defaults, schema
 
 STACKS = ("stdlib_threaded", "nethttp")  # catalog order: stdlib_threaded comes first
 
@@ -31,8 +31,8 @@ def test_interleaved_rounds_alternate_and_every_run_is_probed(run_bench, tmp_pat
         assert r.rounds_order == "interleaved" and r.repeats == 2 and r.rerun == 0 and not r.superseded
         for probe in (r.probe_before, r.probe_after):
             assert probe["cpu_ms"] > 0 and probe["loopback_ms"] > 0
-        assert r.probe_moved_pct is not None and r.noise_threshold_pct == 15.0
-        assert r.noisy == (r.probe_moved_pct > 15.0)
+        assert r.probe_moved_pct is not None and r.noise_threshold_pct == defaults.NOISE_THRESHOLD_PCT
+        assert r.noisy == (r.probe_moved_pct > defaults.NOISE_THRESHOLD_PCT)
     # the server is started afresh in every round
     assert proc.stderr.count("starting nethttp ...") == 2 and proc.stderr.count("starting stdlib_threaded ...") == 2
     md = (out / "results.md").read_text()
