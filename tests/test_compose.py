@@ -17,11 +17,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+import yaml
 
 from servers.core import catalog, compose_model as compose
 from servers.core.start import NotReady, free_port, wait_ready
-
-yaml = pytest.importorskip("yaml", reason="PyYAML is needed to read the compose file: pip install pyyaml")
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE_DIR = ROOT / "compose"

@@ -9,15 +9,15 @@ depends only on its family's backend and seed (`*-hello` on nothing).
 The override replaces every image a registry would give with one built locally on a Debian base
 image (compose/podman-setup.sh makes it with debootstrap): Debian's redis-server for redis, the
 project's FerretDB binary for mongo, the Python image on Debian's python3, the Go servers built
-on the host. The YAML is written by a tiny emitter, so the output is deterministic and needs no
-YAML library.
+on the host. PyYAML writes them, in the model's order, so the same catalog gives the same bytes.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
+
+import yaml
 
 from servers.core import catalog
 
@@ -211,40 +211,25 @@ def local_model(output: Path = DEFAULT_OUTPUT) -> dict:
     return {"services": services}
 
 
-_PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+class _Dumper(yaml.SafeDumper):
+    """Each service written out in full: the model shares its image dicts between services, which
+    PyYAML would otherwise write once as an anchor and then as aliases."""
+
+    def ignore_aliases(self, data) -> bool:
+        return True
+
+    def represent_list(self, data):  # a command or a port list on one line, as compose's docs write them
+        return self.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
 
 
-def _scalar(value) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    return json.dumps(value)  # a JSON string is a valid YAML double-quoted scalar
-
-
-def _key(key: str) -> str:
-    return key if _PLAIN.match(key) and key not in ("y", "n", "yes", "no", "on", "off", "true", "false", "null") \
-        else json.dumps(key)
-
-
-def _emit(value, indent: int, lines: list[str]) -> None:
-    pad = "  " * indent
-    for key, item in value.items():
-        if isinstance(item, dict):
-            lines.append(f"{pad}{_key(key)}:")
-            _emit(item, indent + 1, lines)
-        elif isinstance(item, list):
-            lines.append(f"{pad}{_key(key)}: [{', '.join(_scalar(v) for v in item)}]")
-        else:
-            lines.append(f"{pad}{_key(key)}: {_scalar(item)}")
+_Dumper.add_representer(list, _Dumper.represent_list)
 
 
 def _render(services: dict[str, dict], comments: list[str]) -> str:
-    lines = [HEADER, *comments, "", "services:"]
-    for name, service in services.items():
-        lines.append(f"  {_key(name)}:")
-        _emit(service, 2, lines)
-    return "\n".join(lines) + "\n"
+    # Insertion order, block style, no line folding: the same model always gives the same bytes.
+    body = yaml.dump({"services": services}, Dumper=_Dumper, sort_keys=False, default_flow_style=False,
+                     width=10_000, allow_unicode=True)
+    return "\n".join([HEADER, *comments, ""]) + "\n" + body
 
 
 def render(output: Path = DEFAULT_OUTPUT) -> str:
