@@ -5,7 +5,8 @@ spread, errors summed, the share of the backend's ceiling, the noise flags), ran
 each configuration with the significance of each step (Pair), groups the failures, and sums up the
 session (machine, tools, noise). compare(a, b) matches the rows of two result sets. The renderers
 (bench/report_tables.py, results_md.py, report_html.py, charts.py, compare.py) only lay this out:
-they compute nothing. A new column is one field of Row, computed in derive().
+they compute nothing. A new column is one field of Row, computed in derive(), and shown by one
+line of a table's columns in bench/report_tables.py.
 
 "The same configuration" is defined once, by Config: runs of one Config are repeats of each other.
 """

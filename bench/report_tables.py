@@ -7,6 +7,7 @@ their pipes. Only formatting here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from bench import machine, rounds, significance
 from bench.model import Failure, Pair, Report, Row, Session
@@ -76,23 +77,30 @@ def cpu_cell(row: Row) -> str:
     return "–" if row.cpu_per_request_ms is None else f"{row.cpu_per_request_ms:.3f}"
 
 
-def closed_cells(rows: tuple[Row, ...]) -> tuple[list[str], list[list[str]]]:
-    header = ["stack", "op", "tool", "load", "conn", "workers", "req/s", "of backend", "spread", "p50 ms", "p90 ms",
-              "p99 ms", "p99.9 ms", "max ms", "errors", "non-2xx", "cpu ms/req", "rss MB"]
-    return header, [[row_stack(row), row.config.operation, row.config.tool, row.config.load, row.config.connection,
-                     num(row.config.workers), num(row.rps), ceiling_cell(row), spread_cell(row),
-                     *(ms(row.latency[k]) for k in ("p50", "p90", "p99", "p99.9", "max")),
-                     errors_cell(row), num(row.non_2xx), cpu_cell(row), num(row.peak_rss_mb, 1)] for row in rows]
+def _latency(key: str) -> Callable[[Row], str]:
+    return lambda row: ms(row.latency[key])
 
 
-def open_cells(rows: tuple[Row, ...]) -> tuple[list[str], list[list[str]]]:
-    header = ["stack", "op", "rate", "conn", "workers", "req/s done", "success", "mean ms", "p50 ms",
-              "p95 ms", "p99 ms", "max ms", "errors", "non-2xx", "cpu ms/req"]
-    return header, [[row_stack(row), row.config.operation, row.config.load, row.config.connection,
-                     num(row.config.workers), num(row.rps),
-                     "–" if row.success_ratio is None else f"{100 * row.success_ratio:.2f}%",
-                     *(ms(row.latency[k]) for k in ("mean", "p50", "p95", "p99", "max")),
-                     errors_cell(row), num(row.non_2xx), cpu_cell(row)] for row in rows]
+# A table of rows is its columns: (title, the cell of a row). A new column of the model is one line here.
+STACK_COLUMNS: tuple[tuple[str, Callable[[Row], str]], ...] = (
+    ("stack", row_stack), ("op", lambda row: row.config.operation))
+CLOSED_COLUMNS = (
+    *STACK_COLUMNS, ("tool", lambda row: row.config.tool), ("load", lambda row: row.config.load),
+    ("conn", lambda row: row.config.connection), ("workers", lambda row: num(row.config.workers)),
+    ("req/s", lambda row: num(row.rps)), ("of backend", ceiling_cell), ("spread", spread_cell),
+    *((f"{key} ms", _latency(key)) for key in ("p50", "p90", "p99", "p99.9", "max")),
+    ("errors", errors_cell), ("non-2xx", lambda row: num(row.non_2xx)), ("cpu ms/req", cpu_cell),
+    ("rss MB", lambda row: num(row.peak_rss_mb, 1)))
+OPEN_COLUMNS = (
+    *STACK_COLUMNS, ("rate", lambda row: row.config.load), ("conn", lambda row: row.config.connection),
+    ("workers", lambda row: num(row.config.workers)), ("req/s done", lambda row: num(row.rps)),
+    ("success", lambda row: "–" if row.success_ratio is None else f"{100 * row.success_ratio:.2f}%"),
+    *((f"{key} ms", _latency(key)) for key in ("mean", "p50", "p95", "p99", "max")),
+    ("errors", errors_cell), ("non-2xx", lambda row: num(row.non_2xx)), ("cpu ms/req", cpu_cell))
+
+
+def row_cells(columns, rows: tuple[Row, ...]) -> tuple[list[str], list[list[str]]]:
+    return [title for title, _ in columns], [[cell(row) for _, cell in columns] for row in rows]
 
 
 def significance_cells(pairs: tuple[Pair, ...]) -> tuple[list[str], list[list[str]]]:
@@ -114,7 +122,7 @@ def sections(report: Report) -> list[Section]:
     out = []
     if report.closed:
         out.append(Section("closed", "Closed loop (N connections, each waits for its answer)", "",
-                           *closed_cells(report.closed)))
+                           *row_cells(CLOSED_COLUMNS, report.closed)))
         if report.repeated and report.pairs:
             out.append(Section("significance", "Are the differences above the noise?",
                                "Each stack against the next slower one of the same configuration: the ratio of "
@@ -124,7 +132,7 @@ def sections(report: Report) -> list[Section]:
         out.append(Section("open", "Open loop (constant request rate)",
                            "The load tool sends requests on schedule whether or not earlier ones came back, so "
                            "latency includes queueing and success rate is the result; requests/s is what was "
-                           "done of the offered rate.", *open_cells(report.opened)))
+                           "done of the offered rate.", *row_cells(OPEN_COLUMNS, report.opened)))
     if report.failures:
         out.append(Section("failures", "Failed runs", "", *failure_cells(report.failures)))
     return out
