@@ -1,0 +1,59 @@
+"""Helpers for the lesson tests: raw HTTP on a socket, stacks of a running process (py-spy dump)."""
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+
+import psutil
+import pytest
+
+from anatomy import pyspy
+
+HELLO = b"GET / HTTP/1.1\r\nHost: lesson\r\n\r\n"
+
+
+def connect(port: int, timeout: float = 10.0) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", port), timeout=timeout)
+
+
+def read_response(sock: socket.socket) -> bytes:
+    """Head and body of one response with a Content-Length (the hello routes have one)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                  if line.lower().startswith(b"content-length:"))
+    while len(body) < length:
+        body += sock.recv(65536)
+    return head + b"\r\n\r\n" + body
+
+
+def headers(response: bytes) -> dict[str, str]:
+    lines = response.partition(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")[1:]
+    return {k.strip().lower(): v.strip() for k, v in (line.split(":", 1) for line in lines)}
+
+
+def workers(server, count: int = 1, timeout: float = 30.0) -> list[psutil.Process]:
+    """The entry's count child processes (its workers; forked after the ready line by some supervisors)."""
+    parent = psutil.Process(server.proc.pid)
+    deadline = time.monotonic() + timeout
+    while len(parent.children(recursive=True)) < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    children = parent.children(recursive=True)
+    assert len(children) >= count, f"{server.name}: {len(children)} workers, expected {count}"
+    return children
+
+
+def dump(pid: int) -> str:
+    """Every thread's Python stack of pid, as py-spy prints it."""
+    why = pyspy.unavailable()
+    if why:
+        pytest.skip(why)
+    return subprocess.run([shutil.which("py-spy"), "dump", "--pid", str(pid)], capture_output=True, text=True,
+                          timeout=30, check=True).stdout
