@@ -1,0 +1,167 @@
+"""What the tornado, twisted, werkzeug, sanic, gevent and Go pages say, shown on the installed versions."""
+from __future__ import annotations
+
+import asyncio
+import shutil
+import socket
+import subprocess
+import time
+
+import psutil
+import pytest
+import tornado.netutil
+from tornado.ioloop import IOLoop
+from tornado.iostream import IOStream
+
+from lessontools import HELLO, connect, dump, headers, read_response, workers
+from serverproc import ServerProcess
+
+
+def test_tornado_accepts_at_most_128_connections_per_readable_event():
+    """add_accept_handler's loop is bounded by _DEFAULT_BACKLOG, not by the listen backlog."""
+    assert tornado.netutil._DEFAULT_BACKLOG == 128
+    listener = socket.create_server(("127.0.0.1", 0), backlog=512)
+    listener.setblocking(False)
+    clients = [socket.create_connection(listener.getsockname()) for _ in range(300)]
+    accepted, handlers = [], []
+
+    async def main():
+        loop = IOLoop.current()
+        real_add = loop.add_handler
+        loop.add_handler = lambda fd, handler, events: (handlers.append(handler), real_add(fd, handler, events))
+        remove = tornado.netutil.add_accept_handler(listener, lambda conn, addr: accepted.append(conn))
+        handlers[0](listener.fileno(), IOLoop.READ)  # what the loop runs once per readable event
+        first = len(accepted)
+        handlers[0](listener.fileno(), IOLoop.READ)
+        remove()
+        return first, len(accepted)
+
+    try:
+        assert asyncio.run(main()) == (128, 256)
+    finally:
+        for sock in accepted + clients:
+            sock.close()
+        listener.close()
+
+
+def test_tornado_iostream_write_sends_at_once_and_only_the_leftover_waits():
+    async def main():
+        ours, peer = socket.socketpair()
+        ours.setblocking(False)
+        stream = IOStream(ours)
+        stream.write(b"hello")  # no await, no loop turn: already in the kernel
+        peer.setblocking(False)
+        assert peer.recv(100) == b"hello"
+        big = b"x" * (16 << 20)  # more than the socket buffer takes: the rest waits for writability
+        future = stream.write(big)
+        assert not future.done() and stream.writing()
+        received = 0
+        while not future.done():
+            try:
+                received += len(peer.recv(1 << 20))
+            except BlockingIOError:
+                pass
+            await asyncio.sleep(0)
+        stream.close()
+        peer.close()
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("name, reactor", [("twisted", "asyncioreactor"), ("bare_twisted", "epollreactor")])
+def test_twisted_runs_asyncio_for_native_resources_and_epoll_for_wsgi(name, reactor):
+    server = ServerProcess(name).start()
+    try:
+        main = dump(server.proc.pid).split("\nThread ")[1]  # the main thread runs the reactor
+        assert f"twisted/internet/{reactor}.py" in main, main
+    finally:
+        server.stop()
+
+
+def test_twisted_wsgi_runs_the_app_on_the_reactor_thread_pool():
+    server = ServerProcess("bare_twisted").start()
+    try:
+        assert '"PoolThread-twisted.internet.reactor' not in dump(server.proc.pid)  # started on first use
+        server.request("/")
+        assert '"PoolThread-twisted.internet.reactor-0"' in dump(server.proc.pid)  # the request ran there
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("name, version", [("flask_dev", "HTTP/1.0"), ("flask_threaded", "HTTP/1.1"),
+                                           ("flask_processes", "HTTP/1.1")])
+def test_werkzeug_closes_every_connection_in_every_mode(name, version):
+    """The single-threaded server answers HTTP/1.0, the threaded and forking ones HTTP/1.1; each
+    sends Connection: close and closes."""
+    server = ServerProcess(name).start()
+    try:
+        sock = connect(server.port)
+        sock.sendall(HELLO)
+        response = read_response(sock)
+        assert response.startswith(f"{version} 200".encode())
+        assert headers(response)["connection"] == "close"
+        assert sock.recv(10) == b""
+        sock.close()
+    finally:
+        server.stop()
+
+
+def test_sanic_sends_a_small_response_head_and_body_in_one_write():
+    """http1_response_header appends the body to the head and sends once: one syscall."""
+    if shutil.which("strace") is None:
+        pytest.skip("strace is not installed")
+    server = ServerProcess("sanic", ["--workers", "1"]).start()
+    try:
+        procs = [psutil.Process(server.proc.pid), *workers(server)]
+        client = connect(server.port)
+        client.sendall(HELLO)  # a first request: the worker's lazy setup is not in the trace
+        read_response(client)
+        trace = subprocess.Popen(["strace", "-f", "-qq", "-s", "300", "-e", "trace=write,writev,sendto,sendmsg",
+                                  *[a for p in procs for a in ("-p", str(p.pid))]],
+                                 stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)  # strace attaches
+        client.sendall(HELLO)
+        assert read_response(client).endswith(b"Hello, World!")
+        time.sleep(0.3)
+        trace.terminate()
+        lines = [l for l in trace.communicate(timeout=10)[1].splitlines() if "Hello, World!" in l or "HTTP/1.1" in l]
+        client.close()
+        assert len(lines) == 1 and "HTTP/1.1 200" in lines[0] and "Hello, World!" in lines[0], lines
+    finally:
+        server.stop()
+
+
+def test_gevent_prefork_server_has_no_pool_and_keeps_accepting_past_a_thousand():
+    """gevent's WSGIServer is given no pool here: unlike gunicorn's gevent worker (a pool of 1000,
+    then it stops accepting) every connection gets a greenlet."""
+    server = ServerProcess("bare_gevent", ["--workers", "1"]).start()
+    clients = []
+    try:
+        worker = psutil.Process(server.proc.pid)  # one worker: served in the entry's process, no fork
+        clients = [connect(server.port) for _ in range(1100)]
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            established = [c for c in worker.net_connections("tcp") if c.status == psutil.CONN_ESTABLISHED]
+            if len(established) >= 1100:
+                break
+            time.sleep(0.2)
+        assert len(established) >= 1100
+        clients[-1].sendall(HELLO)  # and it still serves
+        assert read_response(clients[-1]).startswith(b"HTTP/1.1 200")
+    finally:
+        for sock in clients:
+            sock.close()
+        server.stop()
+
+
+@pytest.mark.parametrize("name", ["nethttp"])  # a Go name in the id: conftest builds the Go binaries first
+def test_go_runs_more_threads_than_gomaxprocs(name):
+    """GOMAXPROCS caps the threads running Go code at once, not the process's threads."""
+    server = ServerProcess(name, ["--workers", "1"]).start()
+    try:
+        assert "1 workers" in server.stdout_lines[-1]  # GOMAXPROCS 1
+        for _ in range(20):
+            server.request("/")
+        assert psutil.Process(server.proc.pid).num_threads() > 1
+    finally:
+        server.stop()
