@@ -161,6 +161,9 @@ def test_gthread_pool_thread_waits_for_first_bytes_then_hands_the_connection_to_
         readable, _, _ = select.select([client], [], [], 1.0)
         assert not readable  # no thread free: queued in the pool's work queue
         assert read_response(client).startswith(b"HTTP/1.1 200")  # after the 5 s hand-back
+        deadline = time.monotonic() + 10  # (the last of the 16 may still be finishing its 5 s)
+        while "wait_for_data" in dump(worker) and time.monotonic() < deadline:
+            time.sleep(0.2)
         assert "wait_for_data" not in dump(worker)  # the silent ones wait in the selector now
         client.sendall(HELLO)  # kept alive: back in the selector and out again for the next request
         assert read_response(client).startswith(b"HTTP/1.1 200")
