@@ -1,8 +1,8 @@
 """Which layer of a stack a sampled call stack belongs to: the rule table, and the attribution.
 
-A stack's layers come from its catalog facts: its server (entry.server) and framework
-(entry.framework) name the packages below, so nothing here names an entry. A sample belongs to the
-layer of the frame nearest its leaf that some rule owns (the longest matching prefix wins, so
+A stack's layers come from its specs: its server's and its app's code paths (ServerSpec and
+FrameworkSpec.code_paths, servers/core/specs.py), so nothing here names a server or an entry. A
+sample belongs to the layer of the frame nearest its leaf that some rule owns (the longest matching prefix wins, so
 `werkzeug/serving.py` is the werkzeug dev server's while the rest of werkzeug is Flask's, and
 `tornado/web.py` is tornado's framework while the rest of tornado is its server). Frames no rule
 owns (the stdlib: socket, selectors, threading; Go's runtime, syscall, sync) are transparent: their
@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+
+from servers.core import catalog
 
 SERVER, FRAMEWORK, APP, DRIVER, JSON, INTERPRETER, IDLE = (
     "server", "framework", "app", "driver", "json", "interpreter", "idle")
@@ -26,65 +28,15 @@ WHAT = {
     IDLE: "the worker waiting: its process's wall time not spent on a CPU",
 }
 
-# The suite's own adapters configure and start the server: their frames are the server's.
+# The suite's own adapters configure and start the server: their frames are the server's. Each
+# server's and framework's own code paths are in its spec (ServerSpec/FrameworkSpec.code_paths).
 _ADAPTERS = ("servers/adapters/",)
-_ASYNCIO = ("asyncio/", "uvloop/")
-_SOCKETSERVER = ("socketserver.py", "http/server.py")
-_GO_SERVER = ("net/http.", "net.", "internal/poll.", "bufio.")
-
-# Server adapters of the catalog (catalog.SERVERS keys, and the Go entries' server names).
-SERVER_PACKAGES: dict[str, tuple[str, ...]] = {
-    "werkzeug": ("werkzeug/serving.py", *_SOCKETSERVER),
-    "werkzeug-threaded": ("werkzeug/serving.py", *_SOCKETSERVER),
-    "werkzeug-processes": ("werkzeug/serving.py", *_SOCKETSERVER),
-    "gunicorn-sync": ("gunicorn/",),
-    "gunicorn-gthread": ("gunicorn/", "concurrent/futures/"),
-    "gunicorn-gevent": ("gunicorn/", "gevent/", "greenlet/"),
-    "gevent": ("gevent/", "greenlet/"),
-    "tornado-wsgi": ("tornado/", "concurrent/futures/", *_ASYNCIO),
-    "twisted-wsgi": ("twisted/", *_ASYNCIO),
-    "wsgiref": ("wsgiref/", *_SOCKETSERVER),
-    "waitress": ("waitress/",),
-    "uwsgi": ("uwsgi", "uwsgidecorators"),
-    "granian-wsgi": ("granian/",),
-    "sanic": ("sanic/server/", "sanic/worker/", "sanic/http/", "sanic/mixins/startup.py", "multiprocessing/",
-              *_ASYNCIO),
-    "tornado": ("tornado/", *_ASYNCIO),
-    "twisted": ("twisted/", *_ASYNCIO),
-    "http.server": _SOCKETSERVER,
-    "http.server-threaded": _SOCKETSERVER,
-    "uvicorn": ("uvicorn/", "httptools/", *_ASYNCIO),
-    "granian-asgi": ("granian/", *_ASYNCIO),
-    "echo": _GO_SERVER,
-    "gin": _GO_SERVER,
-    "net/http": _GO_SERVER,
-}
-
-# Frameworks of the catalog (Entry.framework values).
-FRAMEWORK_PACKAGES: dict[str, tuple[str, ...]] = {
-    "flask": ("flask/", "werkzeug/", "blinker/", "itsdangerous/"),
-    "falcon": ("falcon/",),
-    "bare": (),
-    "sanic": ("sanic/", "sanic_routing/"),
-    "tornado": ("tornado/web.py", "tornado/routing.py", "tornado/escape.py"),
-    "twisted": ("twisted/web/resource.py", "twisted/web/server.py"),
-    "stdlib": (),  # BaseHTTPRequestHandler is http.server's: the server's layer
-    "starlette": ("starlette/", "anyio/"),
-    "fastapi": ("fastapi/", "starlette/", "anyio/", "pydantic/", "pydantic_core/"),
-    "echo": ("github.com/labstack/echo/",),
-    "gin": ("github.com/gin-gonic/gin",),
-    "nethttp": ("net/http.(*ServeMux)", "net/http.(*routingNode)", "net/http.(*pattern)"),
-}
 
 APP_PACKAGES = ("servers/apps/", "main.", "refsuite/servers/go/internal/contract.")
 DRIVER_PACKAGES = ("pymongo/", "bson/", "gridfs/", "motor/", "flask_pymongo/", "redis/", "dns/", "backends/",
                    "go.mongodb.org/", "github.com/redis/go-redis/", "refsuite/servers/go/internal/backend.")
 JSON_PACKAGES = ("json/", "orjson", "ujson", "simplejson/", "encoding/json.", "github.com/bytedance/sonic",
                  "github.com/goccy/go-json", "github.com/json-iterator/", "github.com/ugorji/go/codec")
-
-
-# The server a Go entry's catalog row names is its framework; the server underneath is net/http.
-SERVER_SHOWN_AS = {"echo": "net/http", "gin": "net/http"}
 
 
 @dataclass(frozen=True)
@@ -103,16 +55,16 @@ class Rules:
         return layer
 
 
-def rules_for(server: str, framework: str) -> Rules:
-    """The table of a stack from its catalog facts (entry.server, entry.framework)."""
+def rules_for(server: str, app: str) -> Rules:
+    """The table of a stack from its specs: catalog.SERVERS[entry.server], catalog.APPS[entry.app]."""
+    server_spec, app_spec = catalog.SERVERS[server], catalog.APPS[app]
     table: dict[str, str] = {}
     for layer, prefixes in ((JSON, JSON_PACKAGES), (DRIVER, DRIVER_PACKAGES), (APP, APP_PACKAGES),
-                            (SERVER, SERVER_PACKAGES.get(server, ()) + _ADAPTERS),
-                            (FRAMEWORK, FRAMEWORK_PACKAGES.get(framework, ()))):
+                            (SERVER, server_spec.code_paths + _ADAPTERS), (FRAMEWORK, app_spec.code_paths)):
         for prefix in prefixes:
             table.setdefault(prefix, layer)  # a shared prefix keeps the more specific layer listed first
     ordered = tuple(sorted(table.items(), key=lambda kv: -len(kv[0])))
-    return Rules(ordered, SERVER_SHOWN_AS.get(server, server), framework)
+    return Rules(ordered, server, app_spec.framework)
 
 
 def frame_path(frame: str) -> str:

@@ -99,7 +99,7 @@ class Profiler:
 
 def cpu_section(entry: catalog.Entry, profiler: Profiler, processes: list, window: float, workers: int) -> dict:
     """Layer shares (idle included, summing to 100), top functions, and the stacks for the flame graph."""
-    rules = layers.rules_for(entry.server, entry.framework)
+    rules = layers.rules_for(entry.server, entry.app)
     if not profiler.stacks:
         return {"why": profiler.why or "no profile", "shares": {}, "top": [], "stacks": []}
     cpu_of = {p.pid: p.cpu_s for p in processes}

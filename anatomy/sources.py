@@ -18,6 +18,8 @@ import sysconfig
 from importlib import metadata
 from pathlib import Path
 
+from servers.core import catalog
+
 # distribution -> (GitHub repository, tag of version v, folder of the package in the repository)
 REPOS: dict[str, tuple[str, str, str]] = {
     "gunicorn": ("benoitc/gunicorn", "{v}", ""),
@@ -38,8 +40,9 @@ REPOS: dict[str, tuple[str, str, str]] = {
     "gin": ("gin-gonic/gin", "{v}", ""),
     "echo": ("labstack/echo", "{v}", ""),
 }
-# Go modules of servers/go/go.mod: distribution -> module path (a src: path starts with it).
-GO_MODULES = {"gin": "github.com/gin-gonic/gin", "echo": "github.com/labstack/echo/v4"}
+# Go modules of servers/go/go.mod, from the Go frameworks' specs: distribution -> module path (a src:
+# path starts with it).
+GO_MODULES = {app.name: module for app in catalog.APPS.values() if app.language == "go" for module in app.pip_packages}
 _PACKAGE_DIST = {"sanic_routing": "sanic-routing"}
 LINK = re.compile(r"\[`(?P<name>[^`]+)`\]\((?P<target>src:[^)\s]+|https://github\.com/[^)\s]+/blob/[^)\s]+)\)")
 

@@ -1,4 +1,5 @@
-"""`python -m servers`: print the catalog, as a table, as JSON, or as the README's Markdown table."""
+"""`python -m servers`: print the catalog, as a table, as JSON, or as the README's Markdown table;
+or write the entry modules from the specs (--write-entries)."""
 from __future__ import annotations
 
 import argparse
@@ -6,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from servers.core import catalog, lessons, tables
+from servers.core import catalog, entry_modules, lessons, tables
 
 # What to do with the catalog once read: the other commands of the package.
 EPILOG = """\
@@ -49,8 +50,13 @@ def main(argv: list[str] | None = None) -> None:
     form = parser.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="print the catalog as JSON")
     form.add_argument("--markdown", action="store_true", help="print the README's Markdown table")
+    form.add_argument("--write-entries", action="store_true",
+                      help="write the entry modules servers/<entry>.py (their docstring, their --help) from the specs")
     args = parser.parse_args(argv)
-    if args.json:
+    if args.write_entries:
+        written = entry_modules.write()
+        print(f"wrote {len(written)} entry module(s): {' '.join(written)}" if written else "entry modules are current")
+    elif args.json:
         print(json.dumps([e.as_dict() for e in catalog.ENTRIES], indent=2))
     elif args.markdown:
         print(markdown_table())

@@ -1,9 +1,17 @@
-"""A bare WSGI callable on gevent's WSGIServer, pre-forked one process per core on one socket.
+"""Bare WSGI callable on gevent WSGIServer pre-forked one process per core on one socket.
 
-Each worker monkey-patches first and serves a greenlet per connection; the parent only supervises.
+The parent binds one listening socket and forks the workers; each monkey-patches before the app is
+imported and serves a greenlet per connection. The parent only supervises: it replaces a crashed
+worker and passes SIGTERM on.
+
 The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.bare_gevent":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.bare_gevent`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("bare_gevent")

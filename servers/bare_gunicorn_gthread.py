@@ -1,9 +1,20 @@
-"""A bare WSGI callable on gunicorn's gthread workers: a pool of 16 threads in each of --workers processes.
+"""Bare WSGI callable on gunicorn gthread workers, a thread pool per process.
 
-Connections are kept alive; the main thread of each worker polls them.
+Each of --workers processes runs a pool of 16 threads; the main thread of each worker polls the
+kept-alive connections, and a blocking driver call holds one thread of its worker's pool.
+
 The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone.
+
+Caveat: gunicorn 27's gthread worker hands each new connection to a pool thread that waits up to 5 s
+for its first bytes: more silent connections (browser pre-connects, a load tool's spare dials) than
+threads stall every other client meanwhile.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.bare_gunicorn_gthread":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.bare_gunicorn_gthread`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("bare_gunicorn_gthread")

@@ -1,9 +1,17 @@
-"""A bare WSGI callable in twisted's WSGIResource: HTTP parsed on the reactor thread.
+"""Bare WSGI callable on twisted WSGIResource, the app on the reactor's thread pool.
 
-The callable runs on the reactor's thread pool (16 threads); SIGTERM stops the reactor.
+twisted.web parses HTTP on the reactor thread; the app runs on the reactor's thread pool (16
+threads) and hands its response back to the reactor. SIGTERM stops the reactor, with a deadline in
+case pool threads hang.
+
 The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.bare_twisted":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.bare_twisted`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("bare_twisted")

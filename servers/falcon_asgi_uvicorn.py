@@ -1,12 +1,27 @@
-"""Falcon's ASGI app (falcon.asgi.App) on uvicorn (uvloop, httptools), --workers spawned processes.
+"""Falcon's ASGI app (falcon.asgi) on uvicorn (uvloop, httptools), its supervisor spawning one worker
+per core.
 
-Each worker runs a uvloop event loop: httptools parses, Falcon routes to `async def on_get`
-responders and serializes resp.media per request; a worker blocks only where a responder
-computes. Mongo through AsyncMongoClient and Redis through redis.asyncio, made in the worker's
-loop. Keep-alive 5 s (uvicorn's default), backlog 1024, no access log; a dead worker is
-replaced; SIGTERM: the supervisor stops the workers, each drains for up to 3 s.
+As the frameworks' docs deploy it (`uvicorn --workers N --loop uvloop --http httptools`): the
+supervisor spawns --workers processes on one shared socket and replaces one that dies; each runs a
+uvloop event loop, parses HTTP with httptools and awaits the app, so a worker blocks only where a
+handler computes. Keep-alive 5 s (uvicorn's default), backlog 1024, no access log; SIGTERM: the
+supervisor stops the workers, each drains for up to 3 s.
+
+Falcon routes to `async def on_get` responders and serializes resp.media per request. Mongo through
+AsyncMongoClient and Redis through redis.asyncio, made in the worker's loop.
+
+Caveat: uvicorn's httptools protocol answers a valid request followed in the same read by invalid
+bytes with a 400 alone: the valid request is dropped unanswered.
+
+Caveat: uvicorn (httptools) hands HTTP/0.9 and HTTP/2.0 request lines to the app, and Falcon's ASGI
+app refuses such a scope by raising: uvicorn answers them 500, not 400.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.falcon_asgi_uvicorn":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_asgi_uvicorn`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("falcon_asgi_uvicorn")

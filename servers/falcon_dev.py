@@ -1,8 +1,20 @@
-"""Falcon on werkzeug's development server, single-threaded.
+"""Falcon on werkzeug dev server, one thread: one request at a time.
 
-One thread accepts and serves one HTTP/1.0 request at a time. No debugger, no reloader.
+What `flask run --without-threads` does: one thread accepts and serves one HTTP/1.0 request at a
+time, so a slow Mongo or Redis call blocks every other client. No debugger, no reloader. A baseline,
+not a production server.
+
+pymongo's client and redis-py's pool are made when the app is built, in the process that serves
+(after any fork).
+
+Not for production: werkzeug dev server, single-threaded, HTTP/1.0: one request at a time.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.falcon_dev":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_dev`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("falcon_dev")

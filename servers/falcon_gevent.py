@@ -1,8 +1,18 @@
-"""Falcon on gevent's WSGIServer, pre-forked one process per core on one shared listening socket.
+"""Falcon on gevent WSGIServer pre-forked one process per core on one socket.
 
-Each worker monkey-patches before Falcon is imported and serves a greenlet per connection.
+The parent binds one listening socket and forks the workers; each monkey-patches before the app is
+imported and serves a greenlet per connection. The parent only supervises: it replaces a crashed
+worker and passes SIGTERM on.
+
+pymongo's client and redis-py's pool are made when the app is built, in the process that serves
+(after any fork).
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.falcon_gevent":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_gevent`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("falcon_gevent")

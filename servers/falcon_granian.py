@@ -1,11 +1,24 @@
-"""Falcon on granian in WSGI mode: a main process forks one worker per core on one socket; in each,
-Rust (tokio, hyper) does the HTTP I/O and runs the app on a pool of blocking Python threads,
-where a backend call blocks one thread.
+"""Falcon on granian (Rust, tokio) in WSGI mode, the app on a blocking thread pool per worker.
 
-Keep-alive on, backlog 1024. SIGTERM to the main process stops the workers (killed after 3 s);
-a worker that dies is replaced (respawn_failed_workers).
+granian's main process forks --workers processes and supervises them; each binds the port with its
+own SO_REUSEPORT socket (the kernel spreads new connections over them) and parses HTTP in Rust
+(hyper on tokio). In each worker the Rust runtime does the I/O and runs the app on a pool of
+blocking Python threads, where a backend call blocks one thread. Keep-alive on (granian's default),
+backlog 1024, no access log; a worker that dies is replaced (respawn_failed_workers); SIGTERM:
+workers get 3 s, then SIGKILL.
+
+pymongo's client and redis-py's pool are made when the app is built, in the process that serves
+(after any fork).
+
+Caveat: each worker listens on its own SO_REUSEPORT socket: when one dies, the connections queued on
+its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1).
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.falcon_granian":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_granian`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("falcon_granian")

@@ -1,8 +1,21 @@
-"""Falcon on gunicorn's sync workers: --workers forked processes, one request at a time each.
+"""Falcon on gunicorn sync workers, one request per worker process at a time.
 
-No keep-alive with sync workers; each worker builds the app (and its pooled clients) after the fork.
+gunicorn's arbiter forks --workers processes, each serving one request at a time and closing the
+connection after every response (no keep-alive); each worker builds the app after the fork, so its
+pooled clients are its own. The arbiter replaces a worker that dies.
+
+pymongo's client and redis-py's pool are made when the app is built, in the process that serves
+(after any fork).
+
+Caveat: a slow client holds a whole sync worker: deploy behind a buffering proxy, as gunicorn's docs
+say.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.falcon_gunicorn":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_gunicorn`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("falcon_gunicorn")

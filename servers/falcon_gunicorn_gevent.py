@@ -1,8 +1,21 @@
-"""Falcon on gunicorn's gevent workers: monkey-patched workers, a greenlet per connection.
+"""Falcon on gunicorn gevent workers, a greenlet per connection.
 
-Blocking pymongo and redis-py calls yield to gevent's hub.
+Each worker monkey-patches, then accepts on the shared socket and runs a greenlet per connection
+(kept alive); blocking pymongo and redis-py calls yield to gevent's hub, so one worker serves many
+requests at once.
+
+pymongo's client and redis-py's pool are made when the app is built, in the process that serves
+(after any fork).
+
+Caveat: with more than one worker each accepts one connection per loop turn (gunicorn #2266): a
+burst of new connections waits in the accept queue, some past 2 s at 256 at once.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.falcon_gunicorn_gevent":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_gunicorn_gevent`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("falcon_gunicorn_gevent")

@@ -1,8 +1,21 @@
-"""Falcon on gunicorn's gthread workers: a pool of 16 threads in each of --workers processes.
+"""Falcon on gunicorn gthread workers, a thread pool per process.
 
-Connections are kept alive; a blocking driver call holds one pool thread.
+Each of --workers processes runs a pool of 16 threads; the main thread of each worker polls the
+kept-alive connections, and a blocking driver call holds one thread of its worker's pool.
+
+pymongo's client and redis-py's pool are made when the app is built, in the process that serves
+(after any fork).
+
+Caveat: gunicorn 27's gthread worker hands each new connection to a pool thread that waits up to 5 s
+for its first bytes: more silent connections (browser pre-connects, a load tool's spare dials) than
+threads stall every other client meanwhile.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.falcon_gunicorn_gthread":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_gunicorn_gthread`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("falcon_gunicorn_gthread")

@@ -1,8 +1,18 @@
-"""Falcon in twisted's WSGIResource: HTTP parsed on the reactor thread.
+"""Falcon on twisted WSGIResource, the app on the reactor's thread pool.
 
-The Falcon app runs on the reactor's thread pool (16 threads); SIGTERM stops the reactor.
+twisted.web parses HTTP on the reactor thread; the app runs on the reactor's thread pool (16
+threads) and hands its response back to the reactor. SIGTERM stops the reactor, with a deadline in
+case pool threads hang.
+
+pymongo's client and redis-py's pool are made when the app is built, in the process that serves
+(after any fork).
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.falcon_twisted":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_twisted`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("falcon_twisted")

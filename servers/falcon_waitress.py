@@ -1,10 +1,19 @@
-"""Falcon on waitress: one process, an event loop that reads whole requests and buffers whole
-responses, and 16 threads that run the app (a blocking backend call holds one thread).
+"""Falcon on waitress, an event loop that buffers requests for a thread pool.
 
-Keep-alive on; waitress listens with a backlog of 1024 but serves at most 100 connections at once
-(connection_limit), the rest waiting unaccepted. SIGTERM stops the loop and its threads.
+One process: an event loop reads whole requests and buffers whole responses, and 16 threads run the
+app (a blocking backend call holds one thread). Keep-alive on; waitress listens with a backlog of
+1024 but serves at most 100 connections at once (connection_limit), the rest waiting unaccepted.
+SIGTERM stops the loop and its threads.
+
+pymongo's client and redis-py's pool are made when the app is built, in the process that serves
+(after any fork).
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.falcon_waitress":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_waitress`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("falcon_waitress")

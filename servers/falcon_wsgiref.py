@@ -1,8 +1,19 @@
-"""Falcon on the stdlib's wsgiref.simple_server: one thread, one request per connection.
+"""Falcon on stdlib wsgiref, single-threaded, one request per connection.
 
-HTTP/1.0 and a listen backlog of 5: the reference WSGI server, not a production one.
+One thread, one HTTP/1.0 request per connection, a listen backlog of 5: connections beyond it are
+refused under load. The reference WSGI server, not a production one.
+
+pymongo's client and redis-py's pool are made when the app is built, in the process that serves
+(after any fork).
+
+Not for production: wsgiref: single-threaded, HTTP/1.0, listen backlog of 5.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.falcon_wsgiref":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_wsgiref`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("falcon_wsgiref")

@@ -1,13 +1,23 @@
-"""FastAPI on uvicorn, as FastAPI's docs deploy it: `uvicorn --workers N --loop uvloop --http httptools`.
+"""FastAPI on uvicorn (uvloop, httptools), its supervisor spawning one worker per core.
 
-uvicorn's supervisor spawns --workers processes on one shared socket (and replaces one that dies);
-each runs a uvloop event loop, parses HTTP with httptools and awaits the app's async path
-operations, so a worker blocks only where a handler computes (FastAPI's jsonable_encoder and
-JSONResponse run per request). Mongo through AsyncMongoClient and Redis through redis.asyncio,
-made in the worker's loop. Keep-alive 5 s (uvicorn's default), backlog 1024, no access log;
-SIGTERM: the supervisor stops the workers, each drains for up to 3 s.
+As the frameworks' docs deploy it (`uvicorn --workers N --loop uvloop --http httptools`): the
+supervisor spawns --workers processes on one shared socket and replaces one that dies; each runs a
+uvloop event loop, parses HTTP with httptools and awaits the app, so a worker blocks only where a
+handler computes. Keep-alive 5 s (uvicorn's default), backlog 1024, no access log; SIGTERM: the
+supervisor stops the workers, each drains for up to 3 s.
+
+FastAPI awaits async path operations; its jsonable_encoder and JSONResponse run per request. Mongo
+through AsyncMongoClient and Redis through redis.asyncio, made in the worker's loop.
+
+Caveat: uvicorn's httptools protocol answers a valid request followed in the same read by invalid
+bytes with a 400 alone: the valid request is dropped unanswered.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.fastapi_uvicorn":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.fastapi_uvicorn`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("fastapi_uvicorn")

@@ -1,9 +1,19 @@
-"""Flask on werkzeug's development server forking a process per connection (`app.run(processes=N)`).
+"""Flask on werkzeug dev server, a forked process per connection (at most N).
 
-At most --workers children at once; each child serves one connection and exits, so every pooled
-client lives only as long as that connection.
+What `app.run(processes=N)` does: at most --workers children at once; each child serves one
+connection and exits, so every pooled client lives only as long as that connection.
+
+Flask-PyMongo's client and redis-py's pool are made when the app is built, in the process that
+serves (after any fork).
+
+Not for production: werkzeug dev server: forks per connection, refuses past N.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.flask_processes":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.flask_processes`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("flask_processes")

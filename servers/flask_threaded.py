@@ -1,8 +1,19 @@
-"""Flask on werkzeug's development server with a new thread per connection (`app.run(threaded=True)`).
+"""Flask on werkzeug dev server, a new thread per connection.
 
-werkzeug closes every connection (no keep-alive); blocking driver calls block only their thread. Threads are unbounded.
+What `app.run(threaded=True)` does: werkzeug closes every connection (no keep-alive); a blocking
+driver call blocks only its thread. Threads are unbounded.
+
+Flask-PyMongo's client and redis-py's pool are made when the app is built, in the process that
+serves (after any fork).
+
+Not for production: werkzeug dev server: not hardened, unbounded threads.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.flask_threaded":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.flask_threaded`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("flask_threaded")

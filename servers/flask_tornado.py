@@ -1,9 +1,18 @@
-"""Flask in tornado's WSGIContainer: tornado's HTTPServer parses HTTP on the asyncio event loop.
+"""Flask on tornado WSGIContainer, the app on a thread pool off the event loop.
 
-The Flask app runs on a ThreadPoolExecutor of 16 threads (not on the loop thread), so blocking
-driver calls do not stall the loop; --workers N pre-forks N such processes.
+tornado's HTTPServer parses HTTP on the asyncio event loop; the app runs on a ThreadPoolExecutor of
+16 threads, not on the loop thread, so blocking driver calls do not stall the loop. --workers N pre-
+forks N such processes.
+
+Flask-PyMongo's client and redis-py's pool are made when the app is built, in the process that
+serves (after any fork).
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.flask_tornado":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.flask_tornado`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("flask_tornado")

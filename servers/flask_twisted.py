@@ -1,9 +1,18 @@
-"""Flask in twisted's WSGIResource: twisted.web parses HTTP on the reactor thread.
+"""Flask on twisted WSGIResource, the app on the reactor's thread pool.
 
-The Flask app runs on the reactor's thread pool (16 threads) and hands its response back to the
-reactor; SIGTERM stops the reactor, with a deadline in case pool threads hang.
+twisted.web parses HTTP on the reactor thread; the app runs on the reactor's thread pool (16
+threads) and hands its response back to the reactor. SIGTERM stops the reactor, with a deadline in
+case pool threads hang.
+
+Flask-PyMongo's client and redis-py's pool are made when the app is built, in the process that
+serves (after any fork).
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.flask_twisted":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.flask_twisted`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("flask_twisted")

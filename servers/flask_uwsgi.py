@@ -1,12 +1,24 @@
-"""Flask on uWSGI: the master binds and forks --workers processes; each worker speaks HTTP itself
-(--http-socket, no router process in front) and handles one request at a time, blocking on
-backend calls, then closes the connection (no keep-alive).
+"""Flask on uWSGI master and worker processes, each worker speaking HTTP (--http-socket), one request
+at a time.
 
-Each worker builds the app after the fork (--lazy-apps); backlog 1024 (--listen). SIGTERM stops
-master and workers (--die-on-term; without it uWSGI takes SIGTERM as "reload"); the master
-replaces a worker that dies.
+The master binds and forks --workers processes; each worker speaks HTTP itself (--http-socket, no
+router process in front) and handles one request at a time, blocking on backend calls, then closes
+the connection (no keep-alive). Each worker builds the app after the fork (--lazy-apps); backlog
+1024 (--listen). SIGTERM stops master and workers (--die-on-term; without it uWSGI takes SIGTERM as
+"reload"); the master replaces a worker that dies.
+
+Flask-PyMongo's client and redis-py's pool are made when the app is built, in the process that
+serves (after any fork).
+
+Caveat: a slow client holds a whole worker (--http-socket reads the request in the worker): deploy
+behind nginx with the uwsgi protocol, as uWSGI's docs say.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.flask_uwsgi":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.flask_uwsgi`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("flask_uwsgi")

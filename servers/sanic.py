@@ -1,9 +1,18 @@
-"""Sanic on its own server: the main process binds, then manages --workers spawned workers.
+"""Sanic on its own multi-worker server, asyncio (uvloop) per worker.
 
-Each worker runs an asyncio (uvloop) loop with async handlers; Mongo through pymongo's
-AsyncMongoClient and Redis through redis.asyncio, their pools created inside the worker's loop.
+The main process binds, then manages --workers spawned workers and replaces one that dies; each
+worker runs an asyncio (uvloop) loop with the app's async handlers.
+
+Async handlers; Mongo through pymongo's AsyncMongoClient (sanic_motor: motor, which wraps
+synchronous pymongo in a thread pool and is deprecated since 2025-05, kept to measure that
+difference) and Redis through redis.asyncio, their pools created inside the worker's loop.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.sanic":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.sanic`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("sanic")

@@ -1,9 +1,18 @@
-"""Sanic on its own server, as `servers.sanic`, but the Mongo routes use motor.
+"""Sanic on its own multi-worker server, asyncio (uvloop) per worker; the Mongo routes on motor.
 
-motor wraps synchronous pymongo in a thread pool (and is deprecated since 2025-05), against
-AsyncMongoClient's native asyncio: this entry exists to measure that difference.
+The main process binds, then manages --workers spawned workers and replaces one that dies; each
+worker runs an asyncio (uvloop) loop with the app's async handlers.
+
+Async handlers; Mongo through pymongo's AsyncMongoClient (sanic_motor: motor, which wraps
+synchronous pymongo in a thread pool and is deprecated since 2025-05, kept to measure that
+difference) and Redis through redis.asyncio, their pools created inside the worker's loop.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.sanic_motor":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.sanic_motor`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("sanic_motor")

@@ -1,14 +1,26 @@
-"""Sanic's app served as an ASGI app by uvicorn (uvloop, httptools) instead of Sanic's own server.
+"""Sanic's app as an ASGI app on uvicorn (uvloop, httptools), its supervisor spawning one worker per
+core.
 
-uvicorn's supervisor spawns --workers processes; each builds the same Sanic app (routes, handlers,
-error handlers as `python -m servers.sanic` serves) and runs it on a uvloop event loop behind
-httptools. Under ASGI the server, not Sanic, owns the connection: keep-alive 5 s (uvicorn's),
-backlog 1024, Date and Server from uvicorn (so the app adds neither), Sanic's lifecycle events
-from ASGI lifespan. Sanic's ASGI layer sends no Content-Length (its own server computes it), so
-uvicorn frames every response chunked. No access log; a dead worker is replaced; SIGTERM: workers
-drain up to 3 s.
+As the frameworks' docs deploy it (`uvicorn --workers N --loop uvloop --http httptools`): the
+supervisor spawns --workers processes on one shared socket and replaces one that dies; each runs a
+uvloop event loop, parses HTTP with httptools and awaits the app, so a worker blocks only where a
+handler computes. Keep-alive 5 s (uvicorn's default), backlog 1024, no access log; SIGTERM: the
+supervisor stops the workers, each drains for up to 3 s.
+
+The same Sanic app (routes, handlers, error handlers as `python -m servers.sanic` serves), but under
+ASGI the server, not Sanic, owns the connection: Date and Server come from the server (so the app
+adds neither), Sanic's lifecycle events from ASGI lifespan. Sanic's ASGI layer sends no Content-
+Length (its own server computes it), so every response is framed chunked.
+
+Caveat: uvicorn's httptools protocol answers a valid request followed in the same read by invalid
+bytes with a 400 alone: the valid request is dropped unanswered.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.sanic_uvicorn":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.sanic_uvicorn`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("sanic_uvicorn")

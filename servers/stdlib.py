@@ -1,8 +1,16 @@
-"""The stdlib baseline: BaseHTTPRequestHandler on the single-threaded http.server.HTTPServer.
+"""stdlib BaseHTTPRequestHandler on the single-threaded http.server.HTTPServer.
 
-One request at a time, HTTP/1.0, a listen backlog of 5; blocking driver calls stall every client.
+The stdlib baseline: one request at a time, HTTP/1.0, a listen backlog of 5; blocking driver calls
+stall every client.
+
+Not for production: http.server: single-threaded, HTTP/1.0, listen backlog of 5.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.stdlib":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.stdlib`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("stdlib")

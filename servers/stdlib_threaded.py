@@ -1,8 +1,15 @@
-"""The stdlib baseline: BaseHTTPRequestHandler on http.server.ThreadingHTTPServer.
+"""stdlib BaseHTTPRequestHandler on http.server.ThreadingHTTPServer, a thread per connection.
 
-A new thread per connection, HTTP/1.1 keep-alive, a listen backlog of 5.
+The stdlib baseline: a new thread per connection, HTTP/1.1 keep-alive, a listen backlog of 5.
+
+Not for production: http.server: unbounded threads, listen backlog of 5, not hardened.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.stdlib_threaded":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.stdlib_threaded`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("stdlib_threaded")

@@ -1,9 +1,14 @@
-"""tornado's own HTTPServer and RequestHandlers on the asyncio event loop, one process.
+"""tornado on its HTTPServer, RequestHandlers on the asyncio event loop.
 
-Handlers are coroutines: AsyncMongoClient and redis.asyncio calls yield to the loop; --workers N
-pre-forks N processes on one socket, each with its own loop and clients.
+Handlers are coroutines: AsyncMongoClient and redis.asyncio calls yield to the loop. One process by
+default; --workers N pre-forks N processes on one socket, each with its own loop and clients.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.tornado":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.tornado`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("tornado")

@@ -1,9 +1,14 @@
-"""twisted.web's Site and one leaf Resource on the asyncio reactor, one process.
+"""twisted.web on its Site and Resources on the asyncio reactor.
 
-The backend routes run asyncio coroutines (AsyncMongoClient, redis.asyncio) wrapped in Deferreds,
-so the reactor thread never blocks.
+The backend routes run asyncio coroutines (AsyncMongoClient, redis.asyncio) wrapped in Deferreds, so
+the reactor thread never blocks.
 """
-from servers.core.launch import launch
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.twisted":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.twisted`")
+
+from servers.core.launch import launch  # noqa: E402
 
 if __name__ == "__main__":
     launch("twisted")

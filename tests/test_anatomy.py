@@ -22,10 +22,16 @@ def run(tmp_path, name: str, seconds: float = SECONDS, **kw) -> dict:
     return session.run(session.Settings(name=name, seconds=seconds, connections=16, workdir=tmp_path, **kw))
 
 
-def test_every_catalog_server_and_framework_has_its_layer_rules():
+def test_every_stacks_layer_rules_are_its_specs_code_paths():
     for entry in catalog.ENTRIES:
-        assert entry.server in layers.SERVER_PACKAGES, entry.name
-        assert entry.framework in layers.FRAMEWORK_PACKAGES, entry.name
+        assert entry.server_spec.code_paths, f"{entry.server}: no code paths for the anatomy's server layer"
+        rules = dict(layers.rules_for(entry.server, entry.app).prefixes)
+        for path in entry.server_spec.code_paths:  # the server's, unless the framework's own file
+            assert rules[path] == layers.SERVER or path in entry.app_spec.code_paths, (entry.name, path)
+        for path in entry.app_spec.code_paths:
+            assert rules[path] == layers.FRAMEWORK or path in entry.server_spec.code_paths, (entry.name, path)
+        assert layers.rules_for(entry.server, entry.app).server == entry.server
+        assert layers.rules_for(entry.server, entry.app).framework == entry.framework
 
 
 def test_the_most_specific_rule_wins():

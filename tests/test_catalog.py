@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib.util
 from importlib import metadata
 import json
+import os
 import re
 import subprocess
 import sys
@@ -38,28 +39,37 @@ def test_each_entrypoint_module_launches_its_own_name():
         assert source.startswith('"""'), f"{entry.name}: a docstring saying how the stack serves a request"
 
 
+@pytest.mark.parametrize("name", ["sanic", "tornado", "flask_gevent"])
+def test_an_entry_run_as_a_file_refuses_rather_than_shadow_its_library(name, tmp_path):
+    """`python servers/sanic.py` puts servers/ on sys.path, where sanic.py would pose as the sanic library."""
+    done = subprocess.run([sys.executable, str(ROOT / "servers" / f"{name}.py"), "--port", "1"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=30)
+    assert done.returncode == 1 and f"python -m servers.{name}" in done.stderr, done.stderr
+    shadowed = subprocess.run([sys.executable, "-c", "import sanic"], capture_output=True, text=True,
+                              cwd=tmp_path, timeout=30, env={**os.environ, "PYTHONPATH": str(ROOT / "servers")})
+    assert shadowed.returncode == 1 and "python -m servers.sanic" in shadowed.stderr, shadowed.stderr
+
+
 def test_go_commands_are_the_catalog():
     on_disk = {p.name for p in (ROOT / "servers" / "go" / "cmd").iterdir() if p.is_dir()}
     assert on_disk == {e.name for e in catalog.ENTRIES if e.language == "go"} == set(catalog.GO_COMMANDS)
+    assert {e.server for e in catalog.ENTRIES if e.language == "go"} == {"net/http"}  # Echo and Gin are routers
 
 
 def test_every_entry_composes_an_app_and_an_adapter_of_one_interface():
     for entry in catalog.python_entries():
-        app_path, app_interface = catalog.APPS[entry.app_key]
-        adapter_path, adapter_interface = catalog.SERVERS[entry.server]
-        assert app_interface == adapter_interface, entry.name
-        for path in (app_path, adapter_path):
-            module = path.partition(":")[0]
-            assert importlib.util.find_spec(module) is not None, module
+        app, server = catalog.APPS[entry.app], catalog.SERVERS[entry.server]
+        assert app.interface == server.interface, entry.name
+        for path in (app.factory, server.serve):
+            module, _, attr = path.partition(":")
+            assert importlib.util.find_spec(module) is not None and attr, path
 
 
-def test_every_framework_and_server_names_the_packages_a_result_records():
-    for entry in catalog.ENTRIES:
-        assert entry.framework in catalog.FRAMEWORK_PACKAGES, entry.name
-        if entry.language == "python":
-            assert entry.server in catalog.SERVER_PACKAGES and entry.mongo_driver in catalog.DRIVER_PACKAGES
-            for package in entry.packages:  # a distribution name, as installed by the project's extras
-                assert metadata.version(package), (entry.name, package)
+def test_every_python_entry_records_the_versions_of_installed_packages():
+    for entry in catalog.python_entries():
+        assert entry.mongo_driver in catalog.DRIVER_PACKAGES, entry.name
+        for package in entry.packages:  # a distribution name, as installed by the project's extras
+            assert metadata.version(package), (entry.name, package)
 
 
 def test_every_operation_has_a_family_and_backend_families_have_a_started_backend():

@@ -1,15 +1,20 @@
-"""The catalog: the one declarative list of every entrypoint of the suite.
+"""The catalog: the registry of the specs, and every entrypoint of the suite derived from them.
 
-Modules on disk, `python -m servers`, the README table, compose, the benchmark matrix and the test
-parametrization are all derived from ENTRIES. A Python entry names a framework app and a server
-adapter; APPS and SERVERS map those names to import paths, so nothing imports a framework it does
-not serve (`pip install '.[flask]'` alone runs the Flask stacks).
+Each server adapter and each framework app declares its facts once, in a spec module beside it
+(servers/core/specs.py); SERVERS and APPS register them by name, and ENTRIES composes every app with
+every server of its interface. Modules on disk (their docstrings too: servers/core/entry_modules.py),
+`python -m servers`, the README table, compose, the benchmark matrix, the lesson links, the
+anatomy's layers and the test parametrization are all derived from these. Specs name import paths
+only, so nothing imports a framework it does not serve (`pip install '.[flask]'` alone runs the
+Flask stacks).
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import asdict, dataclass
 
 from servers.core.cores import usable_cores
+from servers.core.specs import FrameworkSpec, ServerSpec
 
 # Operations of the route contract: name -> path template ({id} is a user id).
 OPERATIONS: dict[str, str] = {
@@ -42,66 +47,38 @@ def backend_of(operation: str) -> str | None:
     family = family_of(operation)
     return FAMILY_BACKENDS[family] if family else None
 
-# Framework apps: name -> (import path of the factory, interface it speaks).
-APPS: dict[str, tuple[str, str]] = {
-    "flask": ("servers.apps.flask_app:create_app", "wsgi"),
-    "falcon": ("servers.apps.falcon_app:create_app", "wsgi"),
-    "sanic": ("servers.apps.sanic_app:create_app", "sanic"),
-    "tornado": ("servers.apps.tornado_app:create_app", "tornado"),
-    "twisted": ("servers.apps.twisted_app:create_resource", "twisted"),
-    "stdlib": ("servers.apps.stdlib_app:create_handler", "stdlib"),
-    "bare": ("servers.apps.bare_app:create_app", "wsgi"),
-    "falcon_asgi": ("servers.apps.falcon_asgi_app:create_app", "asgi"),
-    "starlette": ("servers.apps.starlette_app:create_app", "asgi"),
-    "fastapi": ("servers.apps.fastapi_app:create_app", "asgi"),
-    "sanic_asgi": ("servers.apps.sanic_app:create_asgi_app", "asgi"),
-}
 
-# Server adapters: name -> (import path of serve(), interface it serves).
-SERVERS: dict[str, tuple[str, str]] = {
-    "werkzeug": ("servers.adapters.werkzeug_dev:serve_single", "wsgi"),
-    "werkzeug-threaded": ("servers.adapters.werkzeug_dev:serve_threaded", "wsgi"),
-    "werkzeug-processes": ("servers.adapters.werkzeug_dev:serve_processes", "wsgi"),
-    "gunicorn-sync": ("servers.adapters.gunicorn_server:serve_sync", "wsgi"),
-    "gunicorn-gthread": ("servers.adapters.gunicorn_server:serve_gthread", "wsgi"),
-    "gunicorn-gevent": ("servers.adapters.gunicorn_server:serve_gevent", "wsgi"),
-    "gevent": ("servers.adapters.gevent_prefork:serve", "wsgi"),
-    "tornado-wsgi": ("servers.adapters.tornado_server:serve_wsgi", "wsgi"),
-    "twisted-wsgi": ("servers.adapters.twisted_server:serve_wsgi", "wsgi"),
-    "wsgiref": ("servers.adapters.wsgiref_server:serve", "wsgi"),
-    "waitress": ("servers.adapters.waitress_server:serve", "wsgi"),
-    "uwsgi": ("servers.adapters.uwsgi_server:serve", "wsgi"),
-    "granian-wsgi": ("servers.adapters.granian_server:serve_wsgi", "wsgi"),
-    "sanic": ("servers.adapters.sanic_server:serve", "sanic"),
-    "tornado": ("servers.adapters.tornado_server:serve_native", "tornado"),
-    "twisted": ("servers.adapters.twisted_server:serve_native", "twisted"),
-    "http.server": ("servers.adapters.stdlib_server:serve_single", "stdlib"),
-    "http.server-threaded": ("servers.adapters.stdlib_server:serve_threaded", "stdlib"),
-    "uvicorn": ("servers.adapters.uvicorn_server:serve", "asgi"),
-    "granian-asgi": ("servers.adapters.granian_server:serve_asgi", "asgi"),
-}
+# The spec modules, in the catalog's order (the README table's, compose's ports): each holds SPECS,
+# the ServerSpecs of one adapter or the FrameworkSpecs of one app (servers/core/specs.py says why
+# they sit beside the adapter rather than in it). Importing them imports no server or framework.
+SPEC_MODULES = (
+    "servers.apps.flask_app_spec", "servers.apps.falcon_app_spec", "servers.apps.bare_app_spec",
+    "servers.apps.falcon_asgi_app_spec", "servers.apps.starlette_app_spec", "servers.apps.fastapi_app_spec",
+    "servers.apps.sanic_app_spec", "servers.apps.tornado_app_spec", "servers.apps.twisted_app_spec",
+    "servers.apps.stdlib_app_spec",
+    "servers.adapters.werkzeug_dev_spec", "servers.adapters.gunicorn_server_spec",
+    "servers.adapters.gevent_prefork_spec", "servers.adapters.tornado_server_spec",
+    "servers.adapters.twisted_server_spec", "servers.adapters.wsgiref_server_spec",
+    "servers.adapters.waitress_server_spec", "servers.adapters.uwsgi_server_spec",
+    "servers.adapters.uvicorn_server_spec", "servers.adapters.granian_server_spec",
+    "servers.adapters.sanic_server_spec", "servers.adapters.stdlib_server_spec",
+    "servers.core.go_specs",
+)
 
-# Go frameworks are commands of the Go module in servers/go (cmd/<name>).
-GO_COMMANDS = ("echo", "gin", "nethttp")
 
-# What a stack runs, whose versions a benchmark result records (bench/versions.py): the Python
-# packages of each framework, server and Mongo driver (every Python stack has redis-py too), and the
-# Go modules of each Go framework (every Go stack has both Go drivers).
-FRAMEWORK_PACKAGES: dict[str, tuple[str, ...]] = {
-    "flask": ("flask", "werkzeug"), "falcon": ("falcon",), "sanic": ("sanic",), "tornado": ("tornado",),
-    "twisted": ("twisted",), "stdlib": (), "bare": (), "starlette": ("starlette",),
-    "fastapi": ("fastapi", "starlette"),
-    "echo": ("github.com/labstack/echo/v4",), "gin": ("github.com/gin-gonic/gin",), "nethttp": (),
-}
-SERVER_PACKAGES: dict[str, tuple[str, ...]] = {
-    "werkzeug": ("werkzeug",), "werkzeug-threaded": ("werkzeug",), "werkzeug-processes": ("werkzeug",),
-    "gunicorn-sync": ("gunicorn",), "gunicorn-gthread": ("gunicorn",), "gunicorn-gevent": ("gunicorn", "gevent"),
-    "gevent": ("gevent",), "tornado-wsgi": ("tornado",), "twisted-wsgi": ("twisted",), "wsgiref": (),
-    "waitress": ("waitress",), "uwsgi": ("uwsgi",), "granian-wsgi": ("granian",),
-    "sanic": ("sanic", "uvloop"), "tornado": ("tornado",), "twisted": ("twisted",),
-    "http.server": (), "http.server-threaded": (),
-    "uvicorn": ("uvicorn", "uvloop", "httptools"), "granian-asgi": ("granian", "uvloop"),
-}
+def _registered() -> tuple[list[ServerSpec], list[FrameworkSpec]]:
+    specs = [spec for module in SPEC_MODULES for spec in importlib.import_module(module).SPECS]
+    return ([s for s in specs if isinstance(s, ServerSpec)], [s for s in specs if isinstance(s, FrameworkSpec)])
+
+
+_SERVER_SPECS, _APP_SPECS = _registered()
+# The registry: a server's name -> its spec, an app's name -> its spec.
+SERVERS: dict[str, ServerSpec] = {spec.name: spec for spec in _SERVER_SPECS}
+APPS: dict[str, FrameworkSpec] = {spec.name: spec for spec in _APP_SPECS}
+
+# Drivers every stack of a language runs, whose versions a benchmark result records beside its
+# framework's and server's (bench/versions.py): the Mongo driver an app names (every Python stack
+# has redis-py too), and both Go drivers for a Go stack.
 DRIVER_PACKAGES: dict[str, tuple[str, ...]] = {
     "pymongo": ("pymongo",), "flask-pymongo": ("flask-pymongo", "pymongo"), "motor": ("motor", "pymongo"),
 }
@@ -112,37 +89,28 @@ PRODUCTION = "production"
 DEV_ONLY = "dev-only"
 
 # Known limitations of production stacks, found by the reliability suite (tests/reliability, which
-# expects each to show). Such a stack keeps its production tag, it is what people deploy and is
-# measured as that, but the README table and the bench report name the caveat.
+# expects each to show): key -> text, from the servers' specs and the apps' combination caveats. Such a
+# stack keeps its production tag, it is what people deploy and is measured as that, but the README
+# table and the bench report name the caveat.
 CAVEATS: dict[str, str] = {
-    "slow-clients": "a slow client holds a whole sync worker: deploy behind a buffering proxy, as gunicorn's docs say",
-    "connection-bursts": "with more than one worker each accepts one connection per loop turn (gunicorn #2266): "
-                         "a burst of new connections waits in the accept queue, some past 2 s at 256 at once",
-    "pipelined-garbage": "uvicorn's httptools protocol answers a valid request followed in the same read by "
-                         "invalid bytes with a 400 alone: the valid request is dropped unanswered",
-    "http-version-500": "uvicorn (httptools) hands HTTP/0.9 and HTTP/2.0 request lines to the app, and Falcon's "
-                        "ASGI app refuses such a scope by raising: uvicorn answers them 500, not 400",
-    "slow-clients-uwsgi": "a slow client holds a whole worker (--http-socket reads the request in the worker): "
-                          "deploy behind nginx with the uwsgi protocol, as uWSGI's docs say",
-    "silent-connections": "gunicorn 27's gthread worker hands each new connection to a pool thread that waits up "
-                          "to 5 s for its first bytes: more silent connections (browser pre-connects, a load "
-                          "tool's spare dials) than threads stall every other client meanwhile",
-    "reuseport-kill-resets": "each worker listens on its own SO_REUSEPORT socket: when one dies, the connections "
-                             "queued on its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1)",
+    caveat.key: caveat.text
+    for caveat in (*(c for s in _SERVER_SPECS for c in s.caveats),
+                   *(c for a in _APP_SPECS for _, c in a.combination_caveats))
 }
 
 
 @dataclass(frozen=True)
 class Entry:
-    """One runnable stack: a framework served by a server, with its defaults."""
+    """One runnable stack: an app served by a server, with its defaults (from their specs)."""
 
     name: str
     language: str
     framework: str
-    server: str
+    server: str  # a key of SERVERS
     model: str
     workers: int | None  # None: one per usable core, decided at start
     description: str
+    app: str  # a key of APPS (falcon_asgi's framework is falcon)
     ops: tuple[str, ...] = ALL_OPS
     max_workers: int | None = None  # 1 for stacks that run one process only
     keepalive: bool = True
@@ -150,15 +118,18 @@ class Entry:
     tags: tuple[str, ...] = (PRODUCTION,)
     dev_only_reason: str = ""
     caveats: tuple[str, ...] = ()  # keys of CAVEATS
-    app: str = ""  # key of APPS when it is not the framework's name (falcon's ASGI app, say)
 
     @property
     def module(self) -> str:
         return f"servers.{self.name}"
 
     @property
-    def app_key(self) -> str:
-        return self.app or self.framework
+    def server_spec(self) -> ServerSpec:
+        return SERVERS[self.server]
+
+    @property
+    def app_spec(self) -> FrameworkSpec:
+        return APPS[self.app]
 
     @property
     def dev_only(self) -> bool:
@@ -176,9 +147,10 @@ class Entry:
     def packages(self) -> tuple[str, ...]:
         """Python packages, or Go modules for a Go entry, whose versions describe this stack."""
         if self.language == "go":
-            return (*FRAMEWORK_PACKAGES[self.framework], *GO_DRIVER_MODULES)
-        names = (*FRAMEWORK_PACKAGES[self.framework], *SERVER_PACKAGES[self.server],
-                 *DRIVER_PACKAGES[self.mongo_driver], *PYTHON_REDIS_PACKAGES)
+            names = (*self.app_spec.pip_packages, *self.server_spec.pip_packages, *GO_DRIVER_MODULES)
+        else:
+            names = (*self.app_spec.pip_packages, *self.server_spec.pip_packages,
+                     *DRIVER_PACKAGES[self.mongo_driver], *PYTHON_REDIS_PACKAGES)
         return tuple(dict.fromkeys(names))
 
     def default_workers(self) -> int:
@@ -188,143 +160,41 @@ class Entry:
         return {**asdict(self), "module": self.module, "families": list(self.families)}
 
 
-def _dev_only(reason: str) -> dict:
-    return {"tags": (DEV_ONLY,), "dev_only_reason": reason}
+def entry_name(app: FrameworkSpec, server: ServerSpec) -> str:
+    return f"{app.entry_prefix}_{server.entry_suffix}" if server.entry_suffix else app.entry_prefix
 
 
-# The WSGI factor matrix: {flask, falcon, bare} x these servers (bare: see _BARE_SERVERS).
-_WSGI_SERVERS: dict[str, dict] = {
-    "dev": dict(server="werkzeug", model="sync", workers=1, max_workers=1, keepalive=False,
-                description="werkzeug dev server, one thread: one request at a time",
-                **_dev_only("werkzeug dev server, single-threaded, HTTP/1.0: one request at a time")),
-    "threaded": dict(server="werkzeug-threaded", model="threads", workers=1, max_workers=1, keepalive=False,
-                     description="werkzeug dev server, a new thread per connection",
-                     **_dev_only("werkzeug dev server: not hardened, unbounded threads")),
-    "processes": dict(server="werkzeug-processes", model="processes", workers=None, keepalive=False,
-                      description="werkzeug dev server, a forked process per connection (at most N)",
-                      **_dev_only("werkzeug dev server: forks per connection, refuses past N")),
-    "gunicorn": dict(server="gunicorn-sync", model="processes", workers=None, keepalive=False,
-                     description="gunicorn sync workers, one request per worker process at a time",
-                     caveats=("slow-clients",)),
-    "gunicorn_gthread": dict(server="gunicorn-gthread", model="threads", workers=None,
-                             caveats=("silent-connections",),
-                             description="gunicorn gthread workers, a thread pool per process"),
-    "gunicorn_gevent": dict(server="gunicorn-gevent", model="greenlets", workers=None,
-                            description="gunicorn gevent workers, a greenlet per connection",
-                            caveats=("connection-bursts",)),
-    "gevent": dict(server="gevent", model="greenlets", workers=None,
-                   description="gevent WSGIServer pre-forked one process per core on one socket"),
-    "tornado": dict(server="tornado-wsgi", model="threads", workers=1,
-                    description="tornado WSGIContainer, the app on a thread pool off the event loop"),
-    "twisted": dict(server="twisted-wsgi", model="threads", workers=1, max_workers=1,
-                    description="twisted WSGIResource, the app on the reactor's thread pool"),
-    "wsgiref": dict(server="wsgiref", model="sync", workers=1, max_workers=1, keepalive=False,
-                    description="stdlib wsgiref, single-threaded, one request per connection",
-                    **_dev_only("wsgiref: single-threaded, HTTP/1.0, listen backlog of 5")),
-    "waitress": dict(server="waitress", model="threads", workers=1,
-                     description="waitress, an event loop that buffers requests for a thread pool"),
-    "uwsgi": dict(server="uwsgi", model="processes", workers=None, keepalive=False,
-                  description="uWSGI master and worker processes, each worker speaking HTTP (--http-socket), "
-                              "one request at a time",
-                  caveats=("slow-clients-uwsgi",)),
-    "granian": dict(server="granian-wsgi", model="threads", workers=None,
-                    description="granian (Rust, tokio) in WSGI mode, the app on a blocking thread pool per worker",
-                    caveats=("reuseport-kill-resets",)),
-}
+def _entry(app: FrameworkSpec, server: ServerSpec, driver: str = "") -> Entry:
+    """The stack of one app on one server; with a driver, its variant on that Mongo driver."""
+    caveats = (*server.caveats, *(c for on, c in app.combination_caveats if on == server.name))
+    name = entry_name(app, server)
+    description = f"{app.title} on {server.description}"
+    if driver:
+        name, description = f"{name}_{driver}", f"{description}; the Mongo routes on {driver}"
+    return Entry(name=name, language=app.language, framework=app.framework, server=server.name,
+                 model=server.model, workers=server.workers, description=description, app=app.name,
+                 ops=app.ops or ALL_OPS, max_workers=server.max_workers, keepalive=server.keepalive,
+                 mongo_driver=driver or app.mongo_driver, tags=(DEV_ONLY,) if server.dev_only else (PRODUCTION,),
+                 dev_only_reason=server.dev_only, caveats=tuple(c.key for c in caveats))
 
 
-# The bare WSGI callable (servers/apps/bare_app.py) is the server alone: the framework's share of
-# a request is flask_X or falcon_X minus bare_X. It answers hello and json only (ops=HELLO_OPS),
-# which keeps the test suite's time bounded (no backend routes to test on eight more stacks), and
-# runs on the servers people deploy or compare (the werkzeug threaded/processes variants add
-# nothing a server-alone row needs).
-_BARE_SERVERS = ("dev", "gunicorn", "gunicorn_gthread", "gunicorn_gevent", "gevent", "tornado", "twisted",
-                 "wsgiref")
-_WSGI_FRAMEWORKS = {"flask": "Flask", "falcon": "Falcon", "bare": "Bare WSGI callable"}
-
-
-def _wsgi_entries() -> list[Entry]:
+def _entries() -> tuple[Entry, ...]:
+    """Every app on every server of its interface (or the servers it names), but those it leaves out."""
     entries = []
-    for framework, title in _WSGI_FRAMEWORKS.items():
-        for suffix, spec in _WSGI_SERVERS.items():
-            if framework == "bare" and suffix not in _BARE_SERVERS:
+    for app in _APP_SPECS:
+        left_out = {server for server, _ in app.left_out}
+        for server in _SERVER_SPECS:
+            if (server.interface != app.interface or server.name in left_out
+                    or (app.servers and server.name not in app.servers)):
                 continue
-            extra = {"ops": HELLO_OPS} if framework == "bare" else {}
-            driver = "flask-pymongo" if framework == "flask" else "pymongo"
-            entries.append(Entry(name=f"{framework}_{suffix}", language="python",
-                                 framework=framework, mongo_driver=driver,
-                                 **{**spec, **extra, "description": f"{title} on {spec['description']}"}))
-    return entries
+            entries.append(_entry(app, server))
+            entries += [_entry(app, server, driver) for driver in app.driver_variants]
+    return tuple(entries)
 
 
-# The ASGI factor matrix: these apps (framework, APPS key, how it is written) x these servers.
-_ASGI_APPS: dict[str, tuple[str, str]] = {
-    "falcon_asgi": ("falcon", "Falcon's ASGI app (falcon.asgi)"),
-    "starlette": ("starlette", "Starlette"),
-    "fastapi": ("fastapi", "FastAPI"),
-}
-_ASGI_SERVERS: dict[str, dict] = {
-    "uvicorn": dict(server="uvicorn", model="asyncio", workers=None, caveats=("pipelined-garbage",),
-                    description="uvicorn (uvloop, httptools), its supervisor spawning one worker per core"),
-    "granian": dict(server="granian-asgi", model="asyncio", workers=None, caveats=("reuseport-kill-resets",),
-                    description="granian's Rust HTTP server in ASGI mode, one worker process per core"),
-}
-# Combinations that break the contract, left out (the reliability suite's hostile barrage found them).
-# hypercorn 0.18 (uvloop workers) was left out as a server: a truncated request followed by the
-# client's EOF is neither answered nor closed (held past 2.5 s), 256 keep-alive connections on `/`
-# saw 2 s timeouts, and a worker that dies is not replaced: it stops the whole server.
-_ASGI_LEFT_OUT = {
-    # granian 2.8 gives an HTTP/1.0 request http_version "1" (ASGI says "1.0"); Falcon answers 500.
-    "falcon_asgi_granian",
-}
-# Known limitations of one combination, on top of its server's.
-_ASGI_CAVEATS = {"falcon_asgi_uvicorn": ("http-version-500",)}
-
-
-def _asgi_entries() -> list[Entry]:
-    entries = []
-    for app, (framework, title) in _ASGI_APPS.items():
-        for suffix, spec in _ASGI_SERVERS.items():
-            name = f"{app}_{suffix}"
-            if name in _ASGI_LEFT_OUT:
-                continue
-            entries.append(Entry(name=name, language="python", framework=framework, app=app,
-                                 **{**spec, "description": f"{title} on {spec['description']}",
-                                    "caveats": spec["caveats"] + _ASGI_CAVEATS.get(name, ())}))
-    return entries
-
-
-ENTRIES: tuple[Entry, ...] = (
-    *_wsgi_entries(),
-    *_asgi_entries(),
-    Entry("sanic", "python", "sanic", "sanic", "asyncio", None,
-          "Sanic's own multi-worker server, asyncio (uvloop) per worker, AsyncMongoClient"),
-    Entry("sanic_motor", "python", "sanic", "sanic", "asyncio", None,
-          "Sanic's own multi-worker server, the Mongo routes on motor instead of AsyncMongoClient",
-          mongo_driver="motor"),
-    Entry("sanic_uvicorn", "python", "sanic", "uvicorn", "asyncio", None,
-          "Sanic's app as an ASGI app on uvicorn (uvloop, httptools), one spawned worker per core",
-          app="sanic_asgi", caveats=("pipelined-garbage",)),
-    Entry("tornado", "python", "tornado", "tornado", "asyncio", 1,
-          "tornado HTTPServer and RequestHandlers on the asyncio event loop, AsyncMongoClient"),
-    Entry("twisted", "python", "twisted", "twisted", "reactor", 1,
-          "twisted.web Site and Resources on the asyncio reactor, AsyncMongoClient",
-          max_workers=1),
-    Entry("stdlib", "python", "stdlib", "http.server", "sync", 1,
-          "stdlib http.server: BaseHTTPRequestHandler on the single-threaded HTTPServer",
-          max_workers=1, keepalive=False,
-          **_dev_only("http.server: single-threaded, HTTP/1.0, listen backlog of 5")),
-    Entry("stdlib_threaded", "python", "stdlib", "http.server-threaded", "threads", 1,
-          "stdlib http.server: BaseHTTPRequestHandler on ThreadingHTTPServer, a thread per connection",
-          max_workers=1,
-          **_dev_only("http.server: unbounded threads, listen backlog of 5, not hardened")),
-    Entry("echo", "go", "echo", "echo", "goroutines", None,
-          "Go Echo v4 on net/http, a goroutine per connection"),
-    Entry("gin", "go", "gin", "gin", "goroutines", None,
-          "Go Gin on net/http, a goroutine per connection"),
-    Entry("nethttp", "go", "nethttp", "net/http", "goroutines", None,
-          "Go net/http ServeMux, a goroutine per connection"),
-)
+ENTRIES: tuple[Entry, ...] = _entries()
+# Go entries are commands of the Go module in servers/go (cmd/<name>), built on first use.
+GO_COMMANDS = tuple(e.name for e in ENTRIES if e.language == "go")
 
 BY_NAME: dict[str, Entry] = {e.name: e for e in ENTRIES}
 

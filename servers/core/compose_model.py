@@ -49,11 +49,12 @@ LOCAL_DOCKERFILES = ROOT / "compose" / "local"
 LOCAL_BINARIES = ROOT / ".build" / "compose"
 FERRETDB_PORT = 27017
 
-# A framework's default server, as a short service name `<framework>-<family>`. Only frameworks
-# whose name is not itself an entry get one (an alias never shadows an entry): sanic, tornado,
-# twisted, stdlib, echo, gin and nethttp are entries already (`stdlib` is the single-threaded
-# http.server; `stdlib_threaded-<family>` is the threaded one).
-ALIASES: dict[str, str] = {"flask": "flask_gunicorn", "falcon": "falcon_gunicorn"}
+# A framework's default server (FrameworkSpec.default_server), as a short service name
+# `<framework>-<family>`. Only frameworks whose name is not itself an entry get one (an alias never
+# shadows an entry): sanic, tornado, twisted, stdlib, echo, gin and nethttp are entries already
+# (`stdlib` is the single-threaded http.server; `stdlib_threaded-<family>` is the threaded one).
+ALIASES: dict[str, str] = {app.framework: catalog.entry_name(app, catalog.SERVERS[app.default_server])
+                           for app in catalog.APPS.values() if app.default_server}
 
 # Host ports: entry k of the catalog (from 1) publishes 8000 + 10*k + family index (hello 0,
 # mongo 1, redis 2), the aliases continue after the last entry; nginx is 8000, the mongo and redis

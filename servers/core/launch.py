@@ -109,6 +109,5 @@ def launch(name: str, argv: list[str] | None = None) -> None:
     options = parse_options(entry, argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)  # errors only; no access log
     check_port_free(options.host, options.port)
-    serve: Callable[..., None] = import_string(catalog.SERVERS[entry.server][0])
-    app_path = catalog.APPS[entry.app_key][0]
-    serve(app_path, options, lambda: announce(options))
+    serve: Callable[..., None] = import_string(entry.server_spec.serve)
+    serve(entry.app_spec.factory, options, lambda: announce(options))

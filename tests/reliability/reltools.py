@@ -72,12 +72,8 @@ ENTRIES = list(catalog.ENTRIES)
 ALL = [e.name for e in ENTRIES]
 PRODUCTION = [e.name for e in ENTRIES if catalog.PRODUCTION in e.tags]
 DEV_ONLY = [e.name for e in ENTRIES if e.dev_only]
-# Servers whose adapter promises to replace a crashed worker (their docstrings say so):
-# gunicorn's arbiter, Sanic's worker manager, servers.adapters.prefork (gevent pre-forked), uWSGI's
-# master, uvicorn's supervisor and granian's main process (respawn_failed_workers).
-RESPAWNING_SERVERS = ("gunicorn-sync", "gunicorn-gthread", "gunicorn-gevent", "gevent", "sanic",
-                      "uwsgi", "uvicorn", "granian-wsgi", "granian-asgi")
-RESPAWNING = [e.name for e in ENTRIES if e.server in RESPAWNING_SERVERS]
+# Stacks whose server promises to replace a crashed worker (ServerSpec.replaces_dead_workers).
+RESPAWNING = [e.name for e in ENTRIES if e.server_spec.replaces_dead_workers]
 
 
 def is_single_threaded(entry: catalog.Entry) -> bool:
@@ -131,7 +127,7 @@ def expected_processes(server) -> int:
     stacks; one for Go (its workers are GOMAXPROCS threads) and for werkzeug's forking server
     (its children live for one connection each)."""
     entry = catalog.get(server.name)
-    if entry.language == "go" or entry.server == "werkzeug-processes":
+    if entry.language == "go" or entry.server_spec.process_per_connection:
         return 1
     return server.ready.workers
 

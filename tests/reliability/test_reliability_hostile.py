@@ -55,7 +55,7 @@ def concurrency(entry: catalog.Entry) -> int:
     request does, not about overload: test_reliability_load and _dev_only do that)."""
     if is_single_threaded(entry):
         return 1
-    if entry.server == "werkzeug-processes":
+    if entry.server_spec.process_per_connection:
         return max(1, entry.default_workers() - 1)
     if "backlog of 5" in entry.dev_only_reason:
         return 2
@@ -63,7 +63,7 @@ def concurrency(entry: catalog.Entry) -> int:
 
 
 def persistent_workers(entry: catalog.Entry) -> bool:
-    return entry.server != "werkzeug-processes"  # that one forks a process per connection
+    return not entry.server_spec.process_per_connection
 
 
 def judge(entry: catalog.Entry, case: hostile.Case, got, tally: hostile.Tally) -> None:

@@ -1,0 +1,13 @@
+"""gevent's WSGIServer pre-forked by the suite (servers/adapters/gevent_prefork.py)."""
+from servers.core.specs import WSGI, ServerSpec
+
+SPECS = (
+    ServerSpec(name="gevent", interface=WSGI, serve="servers.adapters.gevent_prefork:serve", model="greenlets",
+               entry_suffix="gevent",
+               description="gevent WSGIServer pre-forked one process per core on one socket",
+               details="The parent binds one listening socket and forks the workers; each monkey-patches "
+                       "before the app is imported and serves a greenlet per connection. The parent only "
+                       "supervises: it replaces a crashed worker and passes SIGTERM on.",
+               pip_packages=("gevent",), lesson="gevent-prefork", code_paths=("gevent/", "greenlet/"),
+               replaces_dead_workers=True),
+)

@@ -1,0 +1,29 @@
+"""granian in WSGI and ASGI mode (servers/adapters/granian_server.py)."""
+from servers.core.specs import ASGI, ASYNCIO_PATHS, WSGI, Caveat, ServerSpec
+
+# On Linux granian's main process holds no socket: it hands each worker the address, and the worker
+# binds its own socket with SO_REUSEPORT (granian/server/common.py _init_shared_socket).
+_SOCKETS = ("granian's main process forks --workers processes and supervises them; each binds the port "
+            "with its own SO_REUSEPORT socket (the kernel spreads new connections over them) and parses "
+            "HTTP in Rust (hyper on tokio).")
+_STOP = ("Keep-alive on (granian's default), backlog 1024, no access log; a worker that dies is replaced "
+         "(respawn_failed_workers); SIGTERM: workers get 3 s, then SIGKILL.")
+_KILL_RESETS = Caveat("reuseport-kill-resets",
+                      "each worker listens on its own SO_REUSEPORT socket: when one dies, the connections queued "
+                      "on its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1)")
+_COMMON = dict(caveats=(_KILL_RESETS,), lesson="granian", replaces_dead_workers=True)
+
+SPECS = (
+    ServerSpec(name="granian-wsgi", interface=WSGI, serve="servers.adapters.granian_server:serve_wsgi",
+               model="threads", entry_suffix="granian",
+               description="granian (Rust, tokio) in WSGI mode, the app on a blocking thread pool per worker",
+               details=f"{_SOCKETS} In each worker the Rust runtime does the I/O and runs the app on a pool of "
+                       f"blocking Python threads, where a backend call blocks one thread. {_STOP}",
+               pip_packages=("granian",), code_paths=("granian/",), **_COMMON),
+    ServerSpec(name="granian-asgi", interface=ASGI, serve="servers.adapters.granian_server:serve_asgi",
+               model="asyncio", entry_suffix="granian",
+               description="granian's Rust HTTP server in ASGI mode, one worker process per core",
+               details=f"{_SOCKETS} Each worker hands each request to the app's async handlers on its uvloop "
+                       f"event loop, so a worker blocks only where a handler computes. {_STOP}",
+               pip_packages=("granian", "uvloop"), code_paths=("granian/", *ASYNCIO_PATHS), **_COMMON),
+)

@@ -1,0 +1,42 @@
+"""gunicorn's sync, gthread and gevent workers (servers/adapters/gunicorn_server.py)."""
+from servers.core.specs import WSGI, Caveat, ServerSpec
+
+_COMMON = dict(interface=WSGI, replaces_dead_workers=True)
+
+SPECS = (
+    ServerSpec(name="gunicorn-sync", serve="servers.adapters.gunicorn_server:serve_sync", model="processes",
+               entry_suffix="gunicorn", keepalive=False,
+               description="gunicorn sync workers, one request per worker process at a time",
+               details="gunicorn's arbiter forks --workers processes, each serving one request at a time and "
+                       "closing the connection after every response (no keep-alive); each worker builds the "
+                       "app after the fork, so its pooled clients are its own. The arbiter replaces a worker "
+                       "that dies.",
+               caveats=(Caveat("slow-clients", "a slow client holds a whole sync worker: deploy behind a "
+                                               "buffering proxy, as gunicorn's docs say"),),
+               pip_packages=("gunicorn",), lesson="gunicorn-sync", code_paths=("gunicorn/",), **_COMMON),
+    ServerSpec(name="gunicorn-gthread", serve="servers.adapters.gunicorn_server:serve_gthread", model="threads",
+               entry_suffix="gunicorn_gthread",
+               description="gunicorn gthread workers, a thread pool per process",
+               details="Each of --workers processes runs a pool of 16 threads; the main thread of each worker "
+                       "polls the kept-alive connections, and a blocking driver call holds one thread of its "
+                       "worker's pool.",
+               caveats=(Caveat("silent-connections",
+                               "gunicorn 27's gthread worker hands each new connection to a pool thread that "
+                               "waits up to 5 s for its first bytes: more silent connections (browser "
+                               "pre-connects, a load tool's spare dials) than threads stall every other client "
+                               "meanwhile"),),
+               pip_packages=("gunicorn",), lesson="gunicorn-gthread",
+               code_paths=("gunicorn/", "concurrent/futures/"), **_COMMON),
+    ServerSpec(name="gunicorn-gevent", serve="servers.adapters.gunicorn_server:serve_gevent", model="greenlets",
+               entry_suffix="gunicorn_gevent",
+               description="gunicorn gevent workers, a greenlet per connection",
+               details="Each worker monkey-patches, then accepts on the shared socket and runs a greenlet per "
+                       "connection (kept alive); blocking pymongo and redis-py calls yield to gevent's hub, so "
+                       "one worker serves many requests at once.",
+               caveats=(Caveat("connection-bursts",
+                               "with more than one worker each accepts one connection per loop turn (gunicorn "
+                               "#2266): a burst of new connections waits in the accept queue, some past 2 s at "
+                               "256 at once"),),
+               pip_packages=("gunicorn", "gevent"), lesson="gunicorn-gevent",
+               code_paths=("gunicorn/", "gevent/", "greenlet/"), **_COMMON),
+)

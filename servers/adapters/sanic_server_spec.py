@@ -1,0 +1,14 @@
+"""Sanic's own multi-worker server (servers/adapters/sanic_server.py)."""
+from servers.core.specs import ASYNCIO_PATHS, ServerSpec
+
+SPECS = (
+    ServerSpec(name="sanic", interface="sanic", serve="servers.adapters.sanic_server:serve", model="asyncio",
+               entry_suffix="",
+               description="its own multi-worker server, asyncio (uvloop) per worker",
+               details="The main process binds, then manages --workers spawned workers and replaces one that "
+                       "dies; each worker runs an asyncio (uvloop) loop with the app's async handlers.",
+               pip_packages=("sanic", "uvloop"), lesson="sanic",
+               code_paths=("sanic/server/", "sanic/worker/", "sanic/http/", "sanic/mixins/startup.py",
+                           "multiprocessing/", *ASYNCIO_PATHS),
+               replaces_dead_workers=True),
+)

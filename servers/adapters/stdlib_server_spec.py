@@ -1,0 +1,19 @@
+"""The stdlib's http.server, single-threaded and threaded (servers/adapters/stdlib_server.py)."""
+from servers.core.specs import SOCKETSERVER_PATHS, ServerSpec
+
+_COMMON = dict(interface="stdlib", workers=1, max_workers=1, lesson="http-server", code_paths=SOCKETSERVER_PATHS)
+
+SPECS = (
+    ServerSpec(name="http.server", serve="servers.adapters.stdlib_server:serve_single", model="sync",
+               entry_suffix="", keepalive=False,
+               description="the single-threaded http.server.HTTPServer",
+               details="The stdlib baseline: one request at a time, HTTP/1.0, a listen backlog of 5; blocking "
+                       "driver calls stall every client.",
+               dev_only="http.server: single-threaded, HTTP/1.0, listen backlog of 5", **_COMMON),
+    ServerSpec(name="http.server-threaded", serve="servers.adapters.stdlib_server:serve_threaded",
+               model="threads", entry_suffix="threaded",
+               description="http.server.ThreadingHTTPServer, a thread per connection",
+               details="The stdlib baseline: a new thread per connection, HTTP/1.1 keep-alive, a listen "
+                       "backlog of 5.",
+               dev_only="http.server: unbounded threads, listen backlog of 5, not hardened", **_COMMON),
+)

@@ -1,0 +1,21 @@
+"""tornado's HTTPServer: a WSGIContainer for WSGI apps, and tornado's own RequestHandlers
+(servers/adapters/tornado_server.py)."""
+from servers.core.specs import ASYNCIO_PATHS, WSGI, ServerSpec
+
+SPECS = (
+    ServerSpec(name="tornado-wsgi", interface=WSGI, serve="servers.adapters.tornado_server:serve_wsgi",
+               model="threads", entry_suffix="tornado", workers=1,
+               description="tornado WSGIContainer, the app on a thread pool off the event loop",
+               details="tornado's HTTPServer parses HTTP on the asyncio event loop; the app runs on a "
+                       "ThreadPoolExecutor of 16 threads, not on the loop thread, so blocking driver calls do "
+                       "not stall the loop. --workers N pre-forks N such processes.",
+               pip_packages=("tornado",), lesson="tornado",
+               code_paths=("tornado/", "concurrent/futures/", *ASYNCIO_PATHS)),
+    ServerSpec(name="tornado", interface="tornado", serve="servers.adapters.tornado_server:serve_native",
+               model="asyncio", entry_suffix="", workers=1,
+               description="its HTTPServer, RequestHandlers on the asyncio event loop",
+               details="Handlers are coroutines: AsyncMongoClient and redis.asyncio calls yield to the loop. "
+                       "One process by default; --workers N pre-forks N processes on one socket, each with "
+                       "its own loop and clients.",
+               pip_packages=("tornado",), lesson="tornado", code_paths=("tornado/", *ASYNCIO_PATHS)),
+)

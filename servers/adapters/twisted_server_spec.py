@@ -1,0 +1,19 @@
+"""twisted.web: a WSGIResource for WSGI apps, and twisted's own Resources
+(servers/adapters/twisted_server.py)."""
+from servers.core.specs import ASYNCIO_PATHS, WSGI, ServerSpec
+
+SPECS = (
+    ServerSpec(name="twisted-wsgi", interface=WSGI, serve="servers.adapters.twisted_server:serve_wsgi",
+               model="threads", entry_suffix="twisted", workers=1, max_workers=1,
+               description="twisted WSGIResource, the app on the reactor's thread pool",
+               details="twisted.web parses HTTP on the reactor thread; the app runs on the reactor's thread "
+                       "pool (16 threads) and hands its response back to the reactor. SIGTERM stops the "
+                       "reactor, with a deadline in case pool threads hang.",
+               pip_packages=("twisted",), lesson="twisted", code_paths=("twisted/", *ASYNCIO_PATHS)),
+    ServerSpec(name="twisted", interface="twisted", serve="servers.adapters.twisted_server:serve_native",
+               model="reactor", entry_suffix="", workers=1, max_workers=1,
+               description="its Site and Resources on the asyncio reactor",
+               details="The backend routes run asyncio coroutines (AsyncMongoClient, redis.asyncio) wrapped "
+                       "in Deferreds, so the reactor thread never blocks.",
+               pip_packages=("twisted",), lesson="twisted", code_paths=("twisted/", *ASYNCIO_PATHS)),
+)

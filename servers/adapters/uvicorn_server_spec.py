@@ -1,0 +1,19 @@
+"""uvicorn with uvloop and httptools (servers/adapters/uvicorn_server.py)."""
+from servers.core.specs import ASGI, ASYNCIO_PATHS, Caveat, ServerSpec
+
+SPECS = (
+    ServerSpec(name="uvicorn", interface=ASGI, serve="servers.adapters.uvicorn_server:serve", model="asyncio",
+               entry_suffix="uvicorn",
+               description="uvicorn (uvloop, httptools), its supervisor spawning one worker per core",
+               details="As the frameworks' docs deploy it (`uvicorn --workers N --loop uvloop --http "
+                       "httptools`): the supervisor spawns --workers processes on one shared socket and "
+                       "replaces one that dies; each runs a uvloop event loop, parses HTTP with httptools and "
+                       "awaits the app, so a worker blocks only where a handler computes. Keep-alive 5 s "
+                       "(uvicorn's default), backlog 1024, no access log; SIGTERM: the supervisor stops the "
+                       "workers, each drains for up to 3 s.",
+               caveats=(Caveat("pipelined-garbage",
+                               "uvicorn's httptools protocol answers a valid request followed in the same read "
+                               "by invalid bytes with a 400 alone: the valid request is dropped unanswered"),),
+               pip_packages=("uvicorn", "uvloop", "httptools"), lesson="uvicorn",
+               code_paths=("uvicorn/", "httptools/", *ASYNCIO_PATHS), replaces_dead_workers=True),
+)

@@ -1,0 +1,20 @@
+"""uWSGI (servers/adapters/uwsgi_server.py)."""
+from servers.core.specs import WSGI, Caveat, ServerSpec
+
+SPECS = (
+    ServerSpec(name="uwsgi", interface=WSGI, serve="servers.adapters.uwsgi_server:serve", model="processes",
+               entry_suffix="uwsgi", keepalive=False,
+               description="uWSGI master and worker processes, each worker speaking HTTP (--http-socket), "
+                           "one request at a time",
+               details="The master binds and forks --workers processes; each worker speaks HTTP itself "
+                       "(--http-socket, no router process in front) and handles one request at a time, "
+                       "blocking on backend calls, then closes the connection (no keep-alive). Each worker "
+                       "builds the app after the fork (--lazy-apps); backlog 1024 (--listen). SIGTERM stops "
+                       "master and workers (--die-on-term; without it uWSGI takes SIGTERM as \"reload\"); the "
+                       "master replaces a worker that dies.",
+               caveats=(Caveat("slow-clients-uwsgi",
+                               "a slow client holds a whole worker (--http-socket reads the request in the "
+                               "worker): deploy behind nginx with the uwsgi protocol, as uWSGI's docs say"),),
+               pip_packages=("uwsgi",), lesson="uwsgi", code_paths=("uwsgi", "uwsgidecorators"),
+               replaces_dead_workers=True),
+)

@@ -1,0 +1,14 @@
+"""waitress (servers/adapters/waitress_server.py)."""
+from servers.core.specs import WSGI, ServerSpec
+
+SPECS = (
+    ServerSpec(name="waitress", interface=WSGI, serve="servers.adapters.waitress_server:serve", model="threads",
+               entry_suffix="waitress", workers=1,
+               description="waitress, an event loop that buffers requests for a thread pool",
+               details="One process: an event loop reads whole requests and buffers whole responses, and 16 "
+                       "threads run the app (a blocking backend call holds one thread). Keep-alive on; "
+                       "waitress listens with a backlog of 1024 but serves at most 100 connections at once "
+                       "(connection_limit), the rest waiting unaccepted. SIGTERM stops the loop and its "
+                       "threads.",
+               pip_packages=("waitress",), lesson="waitress", code_paths=("waitress/",)),
+)

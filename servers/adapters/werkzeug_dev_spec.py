@@ -1,0 +1,28 @@
+"""The werkzeug development server's three variants (servers/adapters/werkzeug_dev.py)."""
+from servers.core.specs import SOCKETSERVER_PATHS, WSGI, ServerSpec
+
+_COMMON = dict(interface=WSGI, keepalive=False, pip_packages=("werkzeug",), lesson="werkzeug-dev",
+               code_paths=("werkzeug/serving.py", *SOCKETSERVER_PATHS))
+
+SPECS = (
+    ServerSpec(name="werkzeug", serve="servers.adapters.werkzeug_dev:serve_single", model="sync",
+               entry_suffix="dev", workers=1, max_workers=1,
+               description="werkzeug dev server, one thread: one request at a time",
+               details="What `flask run --without-threads` does: one thread accepts and serves one HTTP/1.0 "
+                       "request at a time, so a slow Mongo or Redis call blocks every other client. No "
+                       "debugger, no reloader. A baseline, not a production server.",
+               dev_only="werkzeug dev server, single-threaded, HTTP/1.0: one request at a time", **_COMMON),
+    ServerSpec(name="werkzeug-threaded", serve="servers.adapters.werkzeug_dev:serve_threaded", model="threads",
+               entry_suffix="threaded", workers=1, max_workers=1,
+               description="werkzeug dev server, a new thread per connection",
+               details="What `app.run(threaded=True)` does: werkzeug closes every connection (no keep-alive); "
+                       "a blocking driver call blocks only its thread. Threads are unbounded.",
+               dev_only="werkzeug dev server: not hardened, unbounded threads", **_COMMON),
+    ServerSpec(name="werkzeug-processes", serve="servers.adapters.werkzeug_dev:serve_processes",
+               model="processes", entry_suffix="processes", process_per_connection=True,
+               description="werkzeug dev server, a forked process per connection (at most N)",
+               details="What `app.run(processes=N)` does: at most --workers children at once; each child "
+                       "serves one connection and exits, so every pooled client lives only as long as that "
+                       "connection.",
+               dev_only="werkzeug dev server: forks per connection, refuses past N", **_COMMON),
+)

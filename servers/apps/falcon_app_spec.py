@@ -1,0 +1,10 @@
+"""Falcon's WSGI app (servers/apps/falcon_app.py)."""
+from servers.core.specs import WSGI, FrameworkSpec
+
+SPECS = (
+    FrameworkSpec(name="falcon", framework="falcon", title="Falcon", interface=WSGI,
+                  factory="servers.apps.falcon_app:create_app",
+                  details="pymongo's client and redis-py's pool are made when the app is built, in the "
+                          "process that serves (after any fork).",
+                  pip_packages=("falcon",), lesson="falcon", code_paths=("falcon/",), default_server="gunicorn-sync"),
+)

@@ -1,0 +1,17 @@
+"""Falcon's ASGI app (servers/apps/falcon_asgi_app.py)."""
+from servers.core.specs import ASGI, Caveat, FrameworkSpec
+
+SPECS = (
+    FrameworkSpec(name="falcon_asgi", framework="falcon", title="Falcon's ASGI app (falcon.asgi)", interface=ASGI,
+                  factory="servers.apps.falcon_asgi_app:create_app",
+                  details="Falcon routes to `async def on_get` responders and serializes resp.media per "
+                          "request. Mongo through AsyncMongoClient and Redis through "
+                          "redis.asyncio, made in the worker's loop.",
+                  pip_packages=("falcon",), lesson="falcon", code_paths=("falcon/",),
+                  left_out=(("granian-asgi", "granian 2.8 gives an HTTP/1.0 request http_version \"1\" (ASGI "
+                                             "says \"1.0\"): Falcon answers 500"),),
+                  combination_caveats=(("uvicorn", Caveat(
+                      "http-version-500",
+                      "uvicorn (httptools) hands HTTP/0.9 and HTTP/2.0 request lines to the app, and Falcon's "
+                      "ASGI app refuses such a scope by raising: uvicorn answers them 500, not 400")),)),
+)

@@ -1,0 +1,21 @@
+"""Sanic's app, on Sanic's own server and as an ASGI app (servers/apps/sanic_app.py)."""
+from servers.core.specs import ASGI, FrameworkSpec
+
+_COMMON = dict(framework="sanic", pip_packages=("sanic",), lesson="sanic", code_paths=("sanic/", "sanic_routing/"))
+
+SPECS = (
+    FrameworkSpec(name="sanic", title="Sanic", interface="sanic", factory="servers.apps.sanic_app:create_app",
+                  details="Async handlers; Mongo through pymongo's AsyncMongoClient (sanic_motor: motor, which "
+                          "wraps synchronous pymongo in a thread pool and is deprecated since 2025-05, kept to "
+                          "measure that difference) and Redis through redis.asyncio, their pools created inside "
+                          "the worker's loop.",
+                  driver_variants=("motor",), **_COMMON),
+    FrameworkSpec(name="sanic_asgi", prefix="sanic", title="Sanic's app as an ASGI app", interface=ASGI,
+                  factory="servers.apps.sanic_app:create_asgi_app",
+                  details="The same Sanic app (routes, handlers, error handlers as `python -m servers.sanic` "
+                          "serves), but under ASGI the server, not Sanic, owns the connection: Date and Server "
+                          "come from the server (so the app adds neither), Sanic's lifecycle events from ASGI "
+                          "lifespan. Sanic's ASGI layer sends no Content-Length (its own server computes it), so "
+                          "every response is framed chunked.",
+                  servers=("uvicorn",), **_COMMON),
+)

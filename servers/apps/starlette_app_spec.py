@@ -1,0 +1,11 @@
+"""Starlette's app (servers/apps/starlette_app.py)."""
+from servers.core.specs import ASGI, FrameworkSpec
+
+SPECS = (
+    FrameworkSpec(name="starlette", framework="starlette", title="Starlette", interface=ASGI,
+                  factory="servers.apps.starlette_app:create_app",
+                  details="Starlette's router dispatches to async endpoints, JSONResponse renders per request. "
+                          "Mongo through AsyncMongoClient and Redis through "
+                          "redis.asyncio, made in the worker's loop.",
+                  pip_packages=("starlette",), lesson="starlette-fastapi", code_paths=("starlette/", "anyio/")),
+)

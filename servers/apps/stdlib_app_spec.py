@@ -1,0 +1,10 @@
+"""The stdlib's BaseHTTPRequestHandler (servers/apps/stdlib_app.py), on http.server.
+
+No framework page and no framework layer: BaseHTTPRequestHandler is http.server's, the server's.
+"""
+from servers.core.specs import FrameworkSpec
+
+SPECS = (
+    FrameworkSpec(name="stdlib", framework="stdlib", title="stdlib BaseHTTPRequestHandler", interface="stdlib",
+                  factory="servers.apps.stdlib_app:create_handler"),
+)

@@ -1,0 +1,71 @@
+"""The entry modules servers/<entry>.py, generated from the specs: their docstring is their --help.
+
+`python -m servers --write-entries` writes one per Python entry of the catalog (and removes none:
+a module left over from a removed entry fails tests/test_catalog.py); tests/test_specs.py fails
+when one on disk is not what this writes, as the README table's test does.
+
+Every module refuses to run but as `python -m servers.<entry>`: run as a file, or found on sys.path
+under a library's name (servers/tornado.py, twisted.py and sanic.py are named like the libraries
+they serve), it says so instead of shadowing the library with an entry.
+"""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from servers.core import catalog
+
+SERVERS_DIR = Path(__file__).resolve().parents[1]
+WIDTH = 100
+
+TEMPLATE = '''"""{doc}
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "{module}":
+    raise SystemExit(f"{{__file__}}: an entry, run it as `python -m {module}`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("{name}")
+'''
+
+
+def _paragraph(text: str) -> str:
+    return textwrap.fill(" ".join(text.split()), WIDTH)
+
+
+def docstring(entry: catalog.Entry) -> str:
+    """How the stack serves a request, in the words of its server's and app's specs."""
+    server, app = entry.server_spec, entry.app_spec
+    parts = [f"{entry.description}.", server.details]
+    if app.details:
+        parts.append(app.details)
+    limits = [text for text in (entry.dev_only_reason and f"Not for production: {entry.dev_only_reason}.",
+                                *(f"Caveat: {text}." for text in entry.caveat_texts)) if text]
+    parts += limits
+    return "\n\n".join(_paragraph(part) for part in parts)
+
+
+def source(entry: catalog.Entry) -> str:
+    return TEMPLATE.format(doc=docstring(entry), module=entry.module, name=entry.name)
+
+
+def path(entry: catalog.Entry) -> Path:
+    return SERVERS_DIR / f"{entry.name}.py"
+
+
+def stale() -> list[str]:
+    """Python entries whose module is missing or not what write() would write."""
+    return [e.name for e in catalog.python_entries()
+            if not path(e).exists() or path(e).read_text() != source(e)]
+
+
+def write() -> list[str]:
+    """Write every stale entry module; the names written."""
+    names = stale()
+    for entry in catalog.python_entries():
+        if entry.name in names:
+            path(entry).write_text(source(entry))
+    return names

@@ -1,0 +1,91 @@
+"""What a server and a framework are, each declared once: ServerSpec, FrameworkSpec, Caveat.
+
+Every server adapter declares its ServerSpec(s) in servers/adapters/<adapter>_spec.py, beside the
+adapter module; every framework app its FrameworkSpec(s) in servers/apps/<app>_spec.py; the Go
+server and frameworks theirs in servers/core/go_specs.py. The catalog (servers/core/catalog.py)
+registers those modules and derives the rest from them: entries, package lists, caveats, lesson
+links, the anatomy's layer rules, the entry modules' docstrings.
+
+Why a sibling module and not the adapter itself: every entry reads the catalog before its adapter
+runs, and gevent's adapter must monkey-patch before asyncio (which imports ssl), threads or a
+framework are imported; several adapters import their server at module level (gunicorn subclasses
+its BaseApplication) and uwsgi's imports the launcher. A spec module imports this module only
+(tests/test_specs.py checks it in a fresh interpreter).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Interfaces an app speaks and a server serves; any other value is a framework's own API (sanic,
+# tornado, twisted, stdlib), served only by that framework's server, or "go" (servers/go commands).
+WSGI, ASGI, GO = "wsgi", "asgi", "go"
+
+
+@dataclass(frozen=True)
+class Caveat:
+    """A known limitation of a production stack, shown by the reliability suite (tests/reliability
+    expects each key to show as a failing test: its conftest's CAVEAT_TESTS)."""
+
+    key: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """One server variant of the catalog (gunicorn's sync, gthread and gevent workers are three)."""
+
+    name: str  # its one name: Entry.server, a result's `server`, the anatomy's label
+    interface: str  # WSGI, ASGI, GO, or the framework whose own API it serves
+    serve: str  # "module:function" called as serve(app_path, options, ready); "" for Go
+    model: str  # concurrency: sync, threads, processes, greenlets, asyncio, reactor, goroutines
+    description: str  # completes "<framework> on ...": the catalog's and README's words
+    details: str  # how it serves a request (workers, sockets, keep-alive, stop): the entries' --help
+    entry_suffix: str  # entries are <app>_<suffix>, or <app> alone when "" (a framework's own server)
+    workers: int | None = None  # default workers; None: one per usable core
+    max_workers: int | None = None  # 1 for a server that runs one process only
+    keepalive: bool = True
+    dev_only: str = ""  # why it is not for production ("" for a production server)
+    caveats: tuple[Caveat, ...] = ()
+    pip_packages: tuple[str, ...] = ()  # distributions (or Go modules) whose versions a result records
+    lesson: str = ""  # its page under docs/servers/ (without .md)
+    code_paths: tuple[str, ...] = ()  # frame path prefixes the anatomy attributes to the server
+    replaces_dead_workers: bool = False  # the reliability suite kills a worker and expects a new one
+    process_per_connection: bool = False  # forks a short-lived child per connection
+
+    @property
+    def serve_module(self) -> str:
+        return self.serve.partition(":")[0]
+
+
+@dataclass(frozen=True)
+class FrameworkSpec:
+    """One app of the catalog: a framework's app written to the route contract, in one interface."""
+
+    name: str  # the app's key (falcon_asgi); the entries' prefix unless `prefix` says otherwise
+    framework: str  # the framework it is written in (falcon_asgi's is falcon): Entry.framework
+    title: str  # how the entries' description names it ("Falcon's ASGI app (falcon.asgi)")
+    interface: str  # WSGI, ASGI, GO, or its own API's name (served by the server of that interface)
+    factory: str  # "module:function" building the app from Options; "" for Go (a command of servers/go)
+    language: str = "python"
+    prefix: str = ""  # entries' name prefix when not `name` (sanic's ASGI app makes sanic_uvicorn)
+    details: str = ""  # what the app does per request, for the entries' --help
+    pip_packages: tuple[str, ...] = ()  # distributions (or Go modules) whose versions a result records
+    mongo_driver: str = "pymongo"  # a key of catalog.DRIVER_PACKAGES
+    driver_variants: tuple[str, ...] = ()  # one more entry <prefix>_<driver> per driver named here
+    lesson: str = ""  # its page under docs/frameworks/ ("" : the server's page tells it all)
+    code_paths: tuple[str, ...] = ()  # frame path prefixes the anatomy attributes to the framework
+    ops: tuple[str, ...] = ()  # operations it answers; () : the whole contract
+    servers: tuple[str, ...] = ()  # the only servers it runs on; () : every server of its interface
+    left_out: tuple[tuple[str, str], ...] = ()  # (server, why): combinations that break the contract
+    combination_caveats: tuple[tuple[str, Caveat], ...] = ()  # (server, caveat) on top of the server's
+    default_server: str = ""  # its default server: compose names that entry <framework>-<family> too
+
+    @property
+    def entry_prefix(self) -> str:
+        return self.prefix or self.name
+
+
+# Code paths several servers run on (the anatomy's server layer): an event loop, the stdlib's
+# socketserver-based servers.
+ASYNCIO_PATHS = ("asyncio/", "uvloop/")
+SOCKETSERVER_PATHS = ("socketserver.py", "http/server.py")
