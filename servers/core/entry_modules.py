@@ -1,8 +1,9 @@
-"""The entry modules servers/<entry>.py, generated from the specs: their docstring is their --help.
+"""The entry modules servers/<entry>.py, generated from the specs, and what an entry says of itself.
 
-`python -m servers --write-entries` writes one per Python entry of the catalog (and removes none:
-a module left over from a removed entry fails tests/test_catalog.py); tests/test_specs.py fails
-when one on disk is not what this writes, as the README table's test does.
+docstring(entry) is an entry's --help (servers.core.launch prints it) and its module's docstring.
+`python -m servers --write-entries` writes one module per Python entry of the catalog (and removes
+none: a module left over from a removed entry fails tests/test_catalog.py); tests/test_specs.py
+fails when one on disk is not what this writes, as the README table's test does.
 
 Every module refuses to run but as `python -m servers.<entry>`: run as a file, or found on sys.path
 under a library's name (servers/tornado.py, twisted.py and sanic.py are named like the libraries

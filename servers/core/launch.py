@@ -15,7 +15,7 @@ import sys
 from typing import Callable, NoReturn
 
 from backends import DEFAULT_MONGO_URL, DEFAULT_REDIS_URL
-from servers.core import catalog, lessons, ready_line
+from servers.core import catalog, entry_modules, lessons, ready_line
 from servers.core.loading import import_string
 from servers.core.options import Options
 
@@ -42,11 +42,9 @@ def _lessons(entry: catalog.Entry) -> str:
 def build_parser(entry: catalog.Entry) -> argparse.ArgumentParser:
     workers = (f"default {entry.workers}" if entry.workers is not None
                else f"default one per usable core, {catalog.usable_cores()} here")
-    main = sys.modules.get("__main__")
-    how = main.__doc__ if main is not None and getattr(main.__spec__, "name", None) == entry.module else None
     parser = _OneLineParser(
         prog=f"python -m {entry.module}",
-        description=f"{(how or entry.description).strip()}\n\nServes the suite's route contract "
+        description=f"{entry_modules.docstring(entry)}\n\nServes the suite's route contract "
                     f"(ops: {', '.join(entry.ops)}).{_lessons(entry)}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
