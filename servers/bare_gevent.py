@@ -5,6 +5,9 @@ imported and serves a greenlet per connection. The parent only supervises: it re
 worker and passes SIGTERM on.
 
 The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone.
+
+Caveat: HTTP/1.1 (smuggling-relevant): gevent's pywsgi accepts invalid Content-Length, unknown or
+doubled Transfer-Encoding, invalid field names: expose it behind a proxy.
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

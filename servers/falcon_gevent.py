@@ -6,6 +6,9 @@ worker and passes SIGTERM on.
 
 pymongo's client and redis-py's pool are made when the app is built, in the process that serves
 (after any fork).
+
+Caveat: HTTP/1.1 (smuggling-relevant): gevent's pywsgi accepts invalid Content-Length, unknown or
+doubled Transfer-Encoding, invalid field names: expose it behind a proxy.
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -12,6 +12,9 @@ pymongo's client and redis-py's pool are made when the app is built, in the proc
 
 Caveat: a slow client holds a whole worker (--http-socket reads the request in the worker): deploy
 behind nginx with the uwsgi protocol, as uWSGI's docs say.
+
+Caveat: HTTP/1.1: uWSGI's --http-socket echoes the client's protocol in its status line (malformed
+responses), accepts invalid field names, checks no Host.
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

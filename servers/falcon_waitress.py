@@ -7,6 +7,9 @@ SIGTERM stops the loop and its threads.
 
 pymongo's client and redis-py's pool are made when the app is built, in the process that serves
 (after any fork).
+
+Caveat: HTTP/1.1 (smuggling-relevant): waitress keeps the connection after Content-Length with
+Transfer-Encoding, ignores an empty Transfer-Encoding, checks no Host.
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -9,6 +9,11 @@ serves (after any fork).
 Caveat: gunicorn 27's gthread worker hands each new connection to a pool thread that waits up to 5 s
 for its first bytes: more silent connections (browser pre-connects, a load tool's spare dials) than
 threads stall every other client meanwhile.
+
+Caveat: HTTP/1.1: gunicorn echoes HTTP/1.2 in its status line and checks no Host.
+
+Caveat: HTTP/1.1: a keep-alive worker answers before reading the body, then sends a second response
+(400) when the unread chunked body proves invalid.
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -6,6 +6,11 @@ forks N such processes.
 
 Flask-PyMongo's client and redis-py's pool are made when the app is built, in the process that
 serves (after any fork).
+
+Caveat: HTTP/1.1: tornado refuses valid chunk extensions and trailers (400) and routes an absolute-
+form target as a path (404).
+
+Caveat: HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET.
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

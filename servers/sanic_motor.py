@@ -6,6 +6,11 @@ worker runs an asyncio (uvloop) loop with the app's async handlers.
 Async handlers; Mongo through pymongo's AsyncMongoClient (sanic_motor: motor, which wraps
 synchronous pymongo in a thread pool and is deprecated since 2025-05, kept to measure that
 difference) and Redis through redis.asyncio, their pools created inside the worker's loop.
+
+Caveat: HTTP/1.1 (smuggling-relevant): sanic accepts invalid chunk sizes, whitespace before the
+colon and invalid field names: expose it behind a proxy.
+
+Caveat: HTTP/1.1: sanic serves `GET *` as `GET /`.
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -2,6 +2,9 @@
 
 Handlers are coroutines: AsyncMongoClient and redis.asyncio calls yield to the loop. One process by
 default; --workers N pre-forks N processes on one socket, each with its own loop and clients.
+
+Caveat: HTTP/1.1: tornado refuses valid chunk extensions and trailers (400) and routes an absolute-
+form target as a path (404).
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

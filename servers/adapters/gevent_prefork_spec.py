@@ -1,5 +1,5 @@
 """gevent's WSGIServer pre-forked by the suite (servers/adapters/gevent_prefork.py)."""
-from servers.core.specs import WSGI, ServerSpec
+from servers.core.specs import WSGI, Caveat, ServerSpec
 
 SPECS = (
     ServerSpec(name="gevent", interface=WSGI, serve="servers.adapters.gevent_prefork:serve", model="greenlets",
@@ -8,6 +8,9 @@ SPECS = (
                details="The parent binds one listening socket and forks the workers; each monkey-patches "
                        "before the app is imported and serves a greenlet per connection. The parent only "
                        "supervises: it replaces a crashed worker and passes SIGTERM on.",
+               caveats=(Caveat("gevent-parser",
+                               "HTTP/1.1 (smuggling-relevant): gevent's pywsgi accepts invalid Content-Length, "
+                               "unknown or doubled Transfer-Encoding, invalid field names: expose it behind a proxy"),),
                pip_packages=("gevent",), lesson="gevent-prefork", code_paths=("gevent/", "greenlet/"),
                replaces_dead_workers=True),
 )

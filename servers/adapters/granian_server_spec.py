@@ -11,7 +11,8 @@ _STOP = ("Keep-alive on (granian's default), backlog 1024, no access log; a work
 _KILL_RESETS = Caveat("reuseport-kill-resets",
                       "each worker listens on its own SO_REUSEPORT socket: when one dies, the connections queued "
                       "on its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1)")
-_COMMON = dict(caveats=(_KILL_RESETS,), lesson="granian", replaces_dead_workers=True)
+_PARSER = Caveat("granian-parser", "HTTP/1.1: granian takes an authority-form GET target as a path and checks no Host")
+_COMMON = dict(lesson="granian", replaces_dead_workers=True)
 
 SPECS = (
     ServerSpec(name="granian-wsgi", interface=WSGI, serve="servers.adapters.granian_server:serve_wsgi",
@@ -19,11 +20,14 @@ SPECS = (
                description="granian (Rust, tokio) in WSGI mode, the app on a blocking thread pool per worker",
                details=f"{_SOCKETS} In each worker the Rust runtime does the I/O and runs the app on a pool of "
                        f"blocking Python threads, where a backend call blocks one thread. {_STOP}",
-               pip_packages=("granian",), code_paths=("granian/",), **_COMMON),
+               caveats=(_KILL_RESETS, _PARSER), pip_packages=("granian",), code_paths=("granian/",), **_COMMON),
     ServerSpec(name="granian-asgi", interface=ASGI, serve="servers.adapters.granian_server:serve_asgi",
                model="asyncio", entry_suffix="granian",
                description="granian's Rust HTTP server in ASGI mode, one worker process per core",
                details=f"{_SOCKETS} Each worker hands each request to the app's async handlers on its uvloop "
                        f"event loop, so a worker blocks only where a handler computes. {_STOP}",
+               caveats=(_KILL_RESETS, _PARSER,
+                        Caveat("granian-connect", "HTTP/1.1: granian hands CONNECT to the ASGI app, which "
+                                                  "redirects it (307)")),
                pip_packages=("granian", "uvloop"), code_paths=("granian/", *ASYNCIO_PATHS), **_COMMON),
 )

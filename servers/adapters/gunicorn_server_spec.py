@@ -2,6 +2,10 @@
 from servers.core.specs import WSGI, Caveat, ServerSpec
 
 _COMMON = dict(interface=WSGI, replaces_dead_workers=True)
+_PARSER = Caveat("gunicorn-parser", "HTTP/1.1: gunicorn echoes HTTP/1.2 in its status line and checks no Host")
+_BODY_AFTER_ANSWER = Caveat("gunicorn-body-after-answer",
+                            "HTTP/1.1: a keep-alive worker answers before reading the body, then sends a second "
+                            "response (400) when the unread chunked body proves invalid")
 
 SPECS = (
     ServerSpec(name="gunicorn-sync", serve="servers.adapters.gunicorn_server:serve_sync", model="processes",
@@ -12,7 +16,7 @@ SPECS = (
                        "app after the fork, so its pooled clients are its own. The arbiter replaces a worker "
                        "that dies.",
                caveats=(Caveat("slow-clients", "a slow client holds a whole sync worker: deploy behind a "
-                                               "buffering proxy, as gunicorn's docs say"),),
+                                               "buffering proxy, as gunicorn's docs say"), _PARSER),
                pip_packages=("gunicorn",), lesson="gunicorn-sync", code_paths=("gunicorn/",), **_COMMON),
     ServerSpec(name="gunicorn-gthread", serve="servers.adapters.gunicorn_server:serve_gthread", model="threads",
                entry_suffix="gunicorn_gthread",
@@ -24,7 +28,7 @@ SPECS = (
                                "gunicorn 27's gthread worker hands each new connection to a pool thread that "
                                "waits up to 5 s for its first bytes: more silent connections (browser "
                                "pre-connects, a load tool's spare dials) than threads stall every other client "
-                               "meanwhile"),),
+                               "meanwhile"), _PARSER, _BODY_AFTER_ANSWER),
                pip_packages=("gunicorn",), lesson="gunicorn-gthread",
                code_paths=("gunicorn/", "concurrent/futures/"), **_COMMON),
     ServerSpec(name="gunicorn-gevent", serve="servers.adapters.gunicorn_server:serve_gevent", model="greenlets",
@@ -36,7 +40,7 @@ SPECS = (
                caveats=(Caveat("connection-bursts",
                                "with more than one worker each accepts one connection per loop turn (gunicorn "
                                "#2266): a burst of new connections waits in the accept queue, some past 2 s at "
-                               "256 at once"),),
+                               "256 at once"), _PARSER, _BODY_AFTER_ANSWER),
                pip_packages=("gunicorn", "gevent"), lesson="gunicorn-gevent",
                code_paths=("gunicorn/", "gevent/", "greenlet/"), **_COMMON),
 )

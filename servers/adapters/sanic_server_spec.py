@@ -1,5 +1,5 @@
 """Sanic's own multi-worker server (servers/adapters/sanic_server.py)."""
-from servers.core.specs import ASYNCIO_PATHS, ServerSpec
+from servers.core.specs import ASYNCIO_PATHS, Caveat, ServerSpec
 
 SPECS = (
     ServerSpec(name="sanic", interface="sanic", serve="servers.adapters.sanic_server:serve", model="asyncio",
@@ -7,6 +7,9 @@ SPECS = (
                description="its own multi-worker server, asyncio (uvloop) per worker",
                details="The main process binds, then manages --workers spawned workers and replaces one that "
                        "dies; each worker runs an asyncio (uvloop) loop with the app's async handlers.",
+               caveats=(Caveat("sanic-parser",
+                               "HTTP/1.1 (smuggling-relevant): sanic accepts invalid chunk sizes, whitespace before "
+                               "the colon and invalid field names: expose it behind a proxy"),),
                pip_packages=("sanic", "uvloop"), lesson="sanic",
                code_paths=("sanic/server/", "sanic/worker/", "sanic/http/", "sanic/mixins/startup.py",
                            "multiprocessing/", *ASYNCIO_PATHS),

@@ -1,7 +1,8 @@
 """The stdlib's http.server, single-threaded and threaded (servers/adapters/stdlib_server.py)."""
-from servers.core.specs import SOCKETSERVER_PATHS, ServerSpec
+from servers.core.specs import HTTP_SERVER_PARSER, SOCKETSERVER_PATHS, ServerSpec
 
-_COMMON = dict(interface="stdlib", workers=1, max_workers=1, lesson="http-server", code_paths=SOCKETSERVER_PATHS)
+_COMMON = dict(interface="stdlib", workers=1, max_workers=1, lesson="http-server", code_paths=SOCKETSERVER_PATHS,
+               caveats=(HTTP_SERVER_PARSER,))
 
 SPECS = (
     ServerSpec(name="http.server", serve="servers.adapters.stdlib_server:serve_single", model="sync",

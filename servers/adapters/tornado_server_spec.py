@@ -1,6 +1,9 @@
 """tornado's HTTPServer: a WSGIContainer for WSGI apps, and tornado's own RequestHandlers
 (servers/adapters/tornado_server.py)."""
-from servers.core.specs import ASYNCIO_PATHS, WSGI, ServerSpec
+from servers.core.specs import ASYNCIO_PATHS, WSGI, Caveat, ServerSpec
+
+_PARSER = Caveat("tornado-parser", "HTTP/1.1: tornado refuses valid chunk extensions and trailers (400) and routes "
+                                   "an absolute-form target as a path (404)")
 
 SPECS = (
     ServerSpec(name="tornado-wsgi", interface=WSGI, serve="servers.adapters.tornado_server:serve_wsgi",
@@ -9,7 +12,7 @@ SPECS = (
                details="tornado's HTTPServer parses HTTP on the asyncio event loop; the app runs on a "
                        "ThreadPoolExecutor of 16 threads, not on the loop thread, so blocking driver calls do "
                        "not stall the loop. --workers N pre-forks N such processes.",
-               pip_packages=("tornado",), lesson="tornado",
+               caveats=(_PARSER,), pip_packages=("tornado",), lesson="tornado",
                code_paths=("tornado/", "concurrent/futures/", *ASYNCIO_PATHS)),
     ServerSpec(name="tornado", interface="tornado", serve="servers.adapters.tornado_server:serve_native",
                model="asyncio", entry_suffix="", workers=1,
@@ -17,5 +20,5 @@ SPECS = (
                details="Handlers are coroutines: AsyncMongoClient and redis.asyncio calls yield to the loop. "
                        "One process by default; --workers N pre-forks N processes on one socket, each with "
                        "its own loop and clients.",
-               pip_packages=("tornado",), lesson="tornado", code_paths=("tornado/", *ASYNCIO_PATHS)),
+               caveats=(_PARSER,), pip_packages=("tornado",), lesson="tornado", code_paths=("tornado/", *ASYNCIO_PATHS)),
 )

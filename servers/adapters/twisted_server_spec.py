@@ -1,6 +1,10 @@
 """twisted.web: a WSGIResource for WSGI apps, and twisted's own Resources
 (servers/adapters/twisted_server.py)."""
-from servers.core.specs import ASYNCIO_PATHS, WSGI, ServerSpec
+from servers.core.specs import ASYNCIO_PATHS, WSGI, Caveat, ServerSpec
+
+_WEB = Caveat("twisted-web", "HTTP/1.1 (smuggling-relevant): twisted.web reads the body of `Transfer-Encoding: "
+                             "identity` as the next request, routes an absolute-form target as a path (404), "
+                             "checks no Host")
 
 SPECS = (
     ServerSpec(name="twisted-wsgi", interface=WSGI, serve="servers.adapters.twisted_server:serve_wsgi",
@@ -9,11 +13,11 @@ SPECS = (
                details="twisted.web parses HTTP on the reactor thread; the app runs on the reactor's thread "
                        "pool (16 threads) and hands its response back to the reactor. SIGTERM stops the "
                        "reactor, with a deadline in case pool threads hang.",
-               pip_packages=("twisted",), lesson="twisted", code_paths=("twisted/", *ASYNCIO_PATHS)),
+               caveats=(_WEB,), pip_packages=("twisted",), lesson="twisted", code_paths=("twisted/", *ASYNCIO_PATHS)),
     ServerSpec(name="twisted", interface="twisted", serve="servers.adapters.twisted_server:serve_native",
                model="reactor", entry_suffix="", workers=1, max_workers=1,
                description="its Site and Resources on the asyncio reactor",
                details="The backend routes run asyncio coroutines (AsyncMongoClient, redis.asyncio) wrapped "
                        "in Deferreds, so the reactor thread never blocks.",
-               pip_packages=("twisted",), lesson="twisted", code_paths=("twisted/", *ASYNCIO_PATHS)),
+               caveats=(_WEB,), pip_packages=("twisted",), lesson="twisted", code_paths=("twisted/", *ASYNCIO_PATHS)),
 )

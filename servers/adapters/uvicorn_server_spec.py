@@ -13,7 +13,10 @@ SPECS = (
                        "workers, each drains for up to 3 s.",
                caveats=(Caveat("pipelined-garbage",
                                "uvicorn's httptools protocol answers a valid request followed in the same read "
-                               "by invalid bytes with a 400 alone: the valid request is dropped unanswered"),),
+                               "by invalid bytes with a 400 alone: the valid request is dropped unanswered"),
+                        Caveat("uvicorn-httptools",
+                               "HTTP/1.1: uvicorn (httptools) serves HTTP/2.0 and HTTP/0.9 request lines and "
+                               "checks no Host")),
                pip_packages=("uvicorn", "uvloop", "httptools"), lesson="uvicorn",
                code_paths=("uvicorn/", "httptools/", *ASYNCIO_PATHS), replaces_dead_workers=True),
 )

@@ -1,5 +1,5 @@
 """waitress (servers/adapters/waitress_server.py)."""
-from servers.core.specs import WSGI, ServerSpec
+from servers.core.specs import WSGI, Caveat, ServerSpec
 
 SPECS = (
     ServerSpec(name="waitress", interface=WSGI, serve="servers.adapters.waitress_server:serve", model="threads",
@@ -10,5 +10,8 @@ SPECS = (
                        "waitress listens with a backlog of 1024 but serves at most 100 connections at once "
                        "(connection_limit), the rest waiting unaccepted. SIGTERM stops the loop and its "
                        "threads.",
+               caveats=(Caveat("waitress-parser",
+                               "HTTP/1.1 (smuggling-relevant): waitress keeps the connection after Content-Length "
+                               "with Transfer-Encoding, ignores an empty Transfer-Encoding, checks no Host"),),
                pip_packages=("waitress",), lesson="waitress", code_paths=("waitress/",)),
 )

@@ -1,8 +1,9 @@
 """The werkzeug development server's three variants (servers/adapters/werkzeug_dev.py)."""
-from servers.core.specs import SOCKETSERVER_PATHS, WSGI, ServerSpec
+from servers.core.specs import HTTP_SERVER_PARSER, SOCKETSERVER_PATHS, WSGI, ServerSpec
 
 _COMMON = dict(interface=WSGI, keepalive=False, pip_packages=("werkzeug",), lesson="werkzeug-dev",
-               code_paths=("werkzeug/serving.py", *SOCKETSERVER_PATHS))
+               code_paths=("werkzeug/serving.py", *SOCKETSERVER_PATHS),
+               caveats=(HTTP_SERVER_PARSER,))
 
 SPECS = (
     ServerSpec(name="werkzeug", serve="servers.adapters.werkzeug_dev:serve_single", model="sync",

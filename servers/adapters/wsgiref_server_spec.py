@@ -1,5 +1,5 @@
 """The stdlib's reference WSGI server (servers/adapters/wsgiref_server.py)."""
-from servers.core.specs import SOCKETSERVER_PATHS, WSGI, ServerSpec
+from servers.core.specs import HTTP_SERVER_PARSER, SOCKETSERVER_PATHS, WSGI, Caveat, ServerSpec
 
 SPECS = (
     ServerSpec(name="wsgiref", interface=WSGI, serve="servers.adapters.wsgiref_server:serve", model="sync",
@@ -8,5 +8,8 @@ SPECS = (
                details="One thread, one HTTP/1.0 request per connection, a listen backlog of 5: connections "
                        "beyond it are refused under load. The reference WSGI server, not a production one.",
                dev_only="wsgiref: single-threaded, HTTP/1.0, listen backlog of 5",
+               caveats=(HTTP_SERVER_PARSER,
+                        Caveat("wsgiref-absolute-form",
+                               "HTTP/1.1: wsgiref hands an absolute-form target to the app as the path (404)")),
                lesson="wsgiref", code_paths=("wsgiref/", *SOCKETSERVER_PATHS)),
 )

@@ -1,5 +1,10 @@
 """Flask's app (servers/apps/flask_app.py)."""
-from servers.core.specs import WSGI, FrameworkSpec
+from servers.core.specs import WSGI, Caveat, FrameworkSpec
+
+# HTTP/1.1 conformance (tests/conformance): on the servers whose parser passes the request on.
+_METHOD_CASE = Caveat("werkzeug-method-case", "HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET")
+_HTTP09 = Caveat("uwsgi-http09",
+                 "HTTP/1.1: uWSGI hands a request line without a version (HTTP/0.9) to the app: Flask answers 200")
 
 SPECS = (
     FrameworkSpec(name="flask", framework="flask", title="Flask", interface=WSGI,
@@ -8,5 +13,8 @@ SPECS = (
                           "process that serves (after any fork).",
                   pip_packages=("flask", "werkzeug"), mongo_driver="flask-pymongo", lesson="flask",
                   default_server="gunicorn-sync",
+                  combination_caveats=(*((server, _METHOD_CASE) for server in (
+                      "werkzeug", "werkzeug-threaded", "werkzeug-processes", "gevent", "tornado-wsgi", "twisted-wsgi",
+                      "wsgiref", "uwsgi", "granian-wsgi")), ("uwsgi", _HTTP09)),
                   code_paths=("flask/", "werkzeug/", "blinker/", "itsdangerous/")),
 )

@@ -1,5 +1,7 @@
 """Sanic's app, on Sanic's own server and as an ASGI app (servers/apps/sanic_app.py)."""
-from servers.core.specs import ASGI, FrameworkSpec
+from servers.core.specs import ASGI, Caveat, FrameworkSpec
+
+_ASTERISK = Caveat("sanic-asterisk", "HTTP/1.1: sanic serves `GET *` as `GET /`")
 
 _COMMON = dict(framework="sanic", pip_packages=("sanic",), lesson="sanic", code_paths=("sanic/", "sanic_routing/"))
 
@@ -9,7 +11,7 @@ SPECS = (
                           "wraps synchronous pymongo in a thread pool and is deprecated since 2025-05, kept to "
                           "measure that difference) and Redis through redis.asyncio, their pools created inside "
                           "the worker's loop.",
-                  driver_variants=("motor",), **_COMMON),
+                  driver_variants=("motor",), combination_caveats=(("sanic", _ASTERISK),), **_COMMON),
     FrameworkSpec(name="sanic_asgi", prefix="sanic", title="Sanic's app as an ASGI app", interface=ASGI,
                   factory="servers.apps.sanic_app:create_asgi_app",
                   details="The same Sanic app (routes, handlers, error handlers as `python -m servers.sanic` "
@@ -17,5 +19,5 @@ SPECS = (
                           "come from the server (so the app adds neither), Sanic's lifecycle events from ASGI "
                           "lifespan. Sanic's ASGI layer sends no Content-Length (its own server computes it), so "
                           "every response is framed chunked.",
-                  servers=("uvicorn",), **_COMMON),
+                  servers=("uvicorn",), combination_caveats=(("uvicorn", _ASTERISK),), **_COMMON),
 )

@@ -38,6 +38,10 @@ def create_handler(options: Options) -> type[BaseHTTPRequestHandler]:
         disable_nagle_algorithm = True
 
         def do_GET(self) -> None:
+            if self.headers.get("Content-Length", "0") != "0" or "Transfer-Encoding" in self.headers:
+                # http.server leaves a request body to the handler, which has no use for a GET's:
+                # left unread, it would be taken for the next request on a kept-alive connection.
+                self.close_connection = True
             path = unquote(urlsplit(self.path).path, errors="replace")
             if path == "/":
                 return self.send(200, contract.HELLO.encode(), contract.TEXT)

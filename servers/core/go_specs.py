@@ -4,13 +4,16 @@ Each framework is a command of the Go module in servers/go, built and started by
 spec lives here, importable without Go. Echo and Gin are routers on net/http's server: the server of
 every Go entry is net/http.
 """
-from servers.core.specs import GO, FrameworkSpec, ServerSpec
+from servers.core.specs import GO, Caveat, FrameworkSpec, ServerSpec
 
 SERVER_SPECS = (
     ServerSpec(name="net/http", interface=GO, serve="", model="goroutines", entry_suffix="",
                description="net/http, a goroutine per connection",
                details="One process; net/http's Server accepts on one socket and runs a goroutine per "
                        "connection, on GOMAXPROCS threads (one per usable core).",
+               caveats=(Caveat("go-cl-te-keepalive",
+                               "HTTP/1.1 (smuggling-relevant): net/http keeps the connection open after a request "
+                               "with both Content-Length and Transfer-Encoding (RFC 9112 says close)"),),
                lesson="go-nethttp", code_paths=("net/http.", "net.", "internal/poll.", "bufio.")),
 )
 

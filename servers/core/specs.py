@@ -85,6 +85,12 @@ class FrameworkSpec:
         return self.prefix or self.name
 
 
+# The HTTP/1.1 conformance caveat of the servers built on CPython's http.server request parser
+# (werkzeug's dev server, wsgiref, http.server): tests/conformance/known.py says which cases it stands for.
+HTTP_SERVER_PARSER = Caveat(
+    "http-server-parser", "HTTP/1.1: CPython's http.server parser takes a bare CR for a line end, accepts invalid "
+                          "field names and HTTP/1.10, answers bad versions without a status line, checks no Host")
+
 # Code paths several servers run on (the anatomy's server layer): an event loop, the stdlib's
 # socketserver-based servers.
 ASYNCIO_PATHS = ("asyncio/", "uvloop/")
