@@ -192,11 +192,13 @@ def still_serves(port: int) -> str:
 def run_case(port: int, case: Case, behind_proxy: bool = False) -> tuple[str, str, bytes]:
     """The verdict of one case on a server (the GET / that must follow included), what happened,
     and the bytes the server sent. Behind a proxy, a refusal (one 4xx, or a close) of a request the
-    RFCs would have the origin answer is REFUSED: the proxy's strictness, no framing of ours."""
+    RFCs would have the origin answer is REFUSED (a 4xx, a 501 for a coding it did not recognize, a 505, or
+    a close): the proxy's strictness, which smuggles nothing."""
     answer = send(port, case.request, case.answers_expected)
     verdict, what = judge(case, answer)
     if behind_proxy and verdict == FAIL and not answer.malformed and not answer.hang and (
-            not answer.statuses or (len(answer.statuses) == 1 and 400 <= answer.statuses[0] < 500)):
+            not answer.statuses or (len(answer.statuses) == 1 and (400 <= answer.statuses[0] < 500
+                                                                   or answer.statuses[0] in (501, 505)))):
         verdict = REFUSED
     after = still_serves(port)
     if after:

@@ -557,8 +557,11 @@ class Results:
                 "written": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         json_path, md_path = OUT_DIR / "summary.json", OUT_DIR / "summary.md"
         json_path.write_text(json.dumps({"run": meta, "stacks": self.rows}, indent=1, sort_keys=True) + "\n")
+        failures = conformance_report.failures_markdown(self.rows)
         md_path.write_text(f"Reliability run: RELIABILITY_SECONDS={SECONDS:g}, RELIABILITY_SCALE={SCALE:g}, "
-                           f"{meta['cores']} cores, {meta['written']}\n\n{self.markdown()}\n\n{LEGEND}\n")
+                           f"{meta['cores']} cores, {meta['written']}\n\n{self.markdown()}\n\n{LEGEND}\n"
+                           + (f"\nHTTP/1.1 conformance failures (each a catalog caveat):\n\n{failures}\n"
+                              if failures else ""))
         return [json_path, md_path]
 
 
