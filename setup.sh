@@ -52,6 +52,6 @@ fi
 # Built here rather than inside a test's or a benchmark's start-up time limit.
 "$PY" -m backends.local build
 for name in $("$PY" -c "from servers.core import catalog; print(*catalog.GO_COMMANDS)"); do
-  "$PY" -c "from servers.core.start import build_go; build_go('$name')"
+  "$PY" -c "from servers.core.command import build_go; build_go('$name')"
 done
 echo "setup: done, on $PY (vegeta in $GOBIN_DIR; add it to PATH to use it by hand)"

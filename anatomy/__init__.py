@@ -2,5 +2,5 @@
 
 census (processes, roles, threads, CPU, RSS), connections (client, listen, accept queue, backend),
 pyspy / pprof (CPU samples), layers (which layer a sample belongs to), flame (the SVG), session (one
-run), report (text, JSON, HTML). The command is `python -m servers.anatomy`.
+run), report (text, JSON, HTML). The command is `python -m anatomy`.
 """

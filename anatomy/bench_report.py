@@ -1,8 +1,9 @@
-"""`./bench.sh run ... --anatomy`: an anatomy of each benchmarked stack, for report.html.
+"""`python -m anatomy --bench-report OUT NAME:OP ...`: an anatomy of each benchmarked stack, for
+report.html (what `./bench.sh run ... --anatomy` runs as a process after the benchmark's runs).
 
-After the benchmark's runs, each entry that ran is started again and observed (session.run) on the
-first operation it was benchmarked on; the sections go to OUT/anatomy.html, which bench.reports
-appends to report.html (so `bench.sh report` keeps them), and the JSON to OUT/anatomy.json.
+Each entry is started again and observed (session.run) on the operation named with it, the first
+one it was benchmarked on; the sections go to OUT/anatomy.html, which bench.reports appends to
+report.html (so `bench.sh report` keeps them), and the JSON to OUT/anatomy.json.
 """
 from __future__ import annotations
 
@@ -14,13 +15,10 @@ from anatomy import report, session
 SECONDS = 6.0
 
 
-def write_sections(results: list, out: Path, seconds: float = SECONDS, log=print) -> Path | None:
-    first_op: dict[str, str] = {}
-    for r in results:
-        if r.ok:
-            first_op.setdefault(r.entrypoint, r.operation)
+def write_sections(stacks: list[tuple[str, str]], out: Path, seconds: float = SECONDS, log=print) -> Path | None:
+    """One section per (entry, operation); None when none could be measured."""
     sections, data = [], []
-    for name, op in first_op.items():
+    for name, op in stacks:
         log(f"anatomy of {name} {op} ({seconds:g} s)")
         try:
             result = session.run(session.Settings(name=name, op=op, seconds=seconds, workdir=out / "anatomy"))
@@ -34,7 +32,7 @@ def write_sections(results: list, out: Path, seconds: float = SECONDS, log=print
     (out / "anatomy.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
     path = out / "anatomy.html"
     path.write_text('<h2 id="anatomy">Anatomy: how each stack served the load</h2>\n'
-                    '<p class="note">python -m servers.anatomy: processes and roles, connections, CPU by layer '
+                    '<p class="note">python -m anatomy: processes and roles, connections, CPU by layer '
                     '(py-spy; pprof for Go), measured after the benchmark; docs/ explains each stack.</p>\n'
                     + "\n".join(sections) + "\n", encoding="utf-8")
     return path

@@ -1,7 +1,7 @@
 """Regenerate the lesson pages: source links at the installed versions, and one measured anatomy each.
 
 A page marks its example with `<!-- anatomy: NAME OP -->` ... `<!-- /anatomy -->`; regenerate()
-runs that entry under load (session.run, the same as `python -m servers.anatomy NAME --op OP`) and
+runs that entry under load (session.run, the same as `python -m anatomy NAME --op OP`) and
 writes the result between the markers, with the machine and the versions. links_only=True just
 re-points the source links (fast; the tests check that the pages are current).
 """
@@ -36,7 +36,7 @@ def regenerate(links_only: bool = False, seconds: float = 6.0, connections: int 
                     log(f"measuring {key[0]} {key[1]} for {page.relative_to(DOCS)}")
                     result = session.run(session.Settings(name=key[0], op=key[1], seconds=seconds,
                                                           connections=connections))
-                    cache[key] = report.as_markdown(result, command=f"python -m servers.anatomy {key[0]} --op {key[1]} "
+                    cache[key] = report.as_markdown(result, command=f"python -m anatomy {key[0]} --op {key[1]} "
                                                                     f"--seconds {seconds:g} --connections {connections}")
                 return match[1] + cache[key] + match[5]
 

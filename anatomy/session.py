@@ -4,7 +4,7 @@ load on it, and observe it from outside while the load runs.
 Timeline for --seconds S: wrk runs S seconds; after a warm-up second the observation window
 (S - 2 s, at least 1 s) samples the process tree and the sockets every SAMPLE_S and, at the same
 time, profiles every worker (py-spy, or pprof for Go). The project's own pieces do the starting,
-the load and the backends: bench.server.LocalServer, bench.tools.wrk, bench.services.BackendSession.
+the load and the backends: harness.entry.EntryProcess, bench.tools.wrk, harness.backends.BackendSession.
 """
 from __future__ import annotations
 
@@ -15,16 +15,17 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from anatomy import layers, pprof, pyspy
+from backends import DEFAULT_USERS
 from anatomy.census import SPAWNER, WORKER, Census
 from anatomy.connections import Connections
-from bench import machine, versions
-from bench.procs import run_bounded
-from servers.core.catalog import backend_of
-from bench.server import LocalServer
-from servers.core.start import free_port
-from bench.services import BackendSession
 from bench.tools.base import LoadSpec
 from bench.tools.wrk import Wrk
+from harness import machine, versions
+from harness.backends import BackendSession
+from harness.entry import EntryProcess
+from processes.bounded import run_bounded
+from processes.ports import free_port
+from servers.core.catalog import backend_of
 from servers.core import catalog
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +43,7 @@ class Settings:
     profile: bool = True
     mongo_url: str = ""
     redis_url: str = ""
-    users: int = 1000
+    users: int = DEFAULT_USERS  # what the local backends are seeded with, lookups drawn over them
     workdir: Path = field(default_factory=lambda: ROOT / "results" / "anatomy")
 
 
@@ -140,7 +141,7 @@ def run(settings: Settings) -> dict:
         if settings.workers:
             args += ["--workers", str(settings.workers)]
         env = {pprof.ENV: str(pprof_port)} if pprof_port else {}
-        server = LocalServer(entry.name, args, workdir / "server.log", env=env).start()
+        server = EntryProcess(entry.name, args, workdir / "server.log", env=env).start()
         try:
             result = _observe(entry, settings, server, port, backend_ports, workdir, pprof_port)
         finally:
@@ -153,7 +154,7 @@ def run(settings: Settings) -> dict:
     return result
 
 
-def _observe(entry, settings: Settings, server: LocalServer, port: int, backend_ports: set[int], workdir: Path,
+def _observe(entry, settings: Settings, server: EntryProcess, port: int, backend_ports: set[int], workdir: Path,
              pprof_port: int | None) -> dict:
     tool = Wrk()
     spec = LoadSpec(base_url=server.url, path=catalog.OPERATIONS[settings.op], connections=settings.connections,

@@ -81,7 +81,7 @@ def version(dist: str) -> str:
         go_root()
         return _GO_VERSION[0]
     if dist in GO_MODULES:
-        from bench.versions import go_mod_requires
+        from harness.versions import go_mod_requires
 
         return go_mod_requires()[GO_MODULES[dist]]
     return metadata.version(dist)

@@ -21,7 +21,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from backends import COLLECTION, DEFAULT_MONGO_URL, DEFAULT_REDIS_URL, REDIS_KEY, gobuild
+from backends import COLLECTION, DEFAULT_MONGO_URL, DEFAULT_REDIS_URL, REDIS_KEY
+from processes import gobuild
 from backends.seed import DEFAULT_USERS
 
 MONGOLOOP_SRC = Path(__file__).resolve().parent / "mongoloop"

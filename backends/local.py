@@ -5,15 +5,17 @@ it scans the collection for every lookup by `id`).
 `python -m backends.local up|down|status|build [redis|mongo|postgres ...]`; pids, logs and data live
 under --state-dir. Mongo brings its PostgreSQL along: `up mongo` starts it first, `down mongo` stops
 it after FerretDB. LocalBackends is the same as a Python API, for tests and the benchmark.
+
+The ports and the engine are kept in the state dir (wiring.json) across `down`, so every later
+command, in any process, finds the same set: `down postgres` then `up postgres` brings the cluster
+back on the port the running FerretDB dials. A port given on the command line replaces the kept one.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import logging
-import os
 import random
 import shutil
 import signal
@@ -25,7 +27,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from backends import gobuild, postgres
+import psutil
+
+from backends import postgres
+from processes import gobuild, tree
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_STATE_DIR = REPO_ROOT / ".state" / "backends"
@@ -35,13 +40,11 @@ HOST = "127.0.0.1"
 SERVICES = ("redis", "mongo")
 MONGO_ENGINES = ("postgresql", "sqlite")
 DEFAULT_MONGO_ENGINE = "postgresql"
+DEFAULT_REDIS_PORT = 6379
+DEFAULT_MONGO_PORT = 27017
+WIRING_FILE = "wiring.json"
 START_TIMEOUT_S = 30.0
 STOP_GRACE_S = 5.0
-
-
-# Popen objects of the processes this Python process started, so that they are reaped
-# (a zombie still answers kill(pid, 0)).
-_children: dict[int, subprocess.Popen] = {}
 
 
 class BackendError(Exception):
@@ -72,56 +75,17 @@ def build_ferretdb(binary: Path = FERRETDB_BIN, force: bool = False) -> bool:
         raise BackendError(str(exc)) from exc
 
 
-# /proc/PID/stat after the ")" that closes the command name: state, ppid, ..., start time (20th).
-_STATE, _PPID, _START_TIME = 0, 1, 19
-_EXITED = ("Z", "X")
-
-
-def _stat_fields(stat_file: Path) -> list[str] | None:
-    """The fields of a /proc/PID/stat after the command name, or None if the process is gone."""
-    try:
-        return stat_file.read_text().rpartition(")")[2].split()
-    except OSError:
+def _alive(state: dict, marker: str) -> psutil.Process | None:
+    """The process a state file records, if it still runs: the same pid and start time (a pid the
+    kernel handed to another process since is not it)."""
+    started = state.get("create_time")
+    proc = tree.process(int(state.get("pid", 0)), started)
+    if proc is None or started is not None:
+        return proc
+    try:  # a state file written before start times were kept: the command line must match
+        return proc if marker in " ".join(proc.cmdline()) else None
+    except psutil.Error:
         return None
-
-
-def _process_alive(pid: int, marker: str) -> bool:
-    """True if pid is a live (not zombie) process whose command line contains marker."""
-    fields = _stat_fields(Path(f"/proc/{pid}/stat"))
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        cmdline = ""
-    # Reaped after reading its state, so that a child of ours is never left a zombie: another
-    # process (a restarted PostgreSQL checking its lock file) would take that for alive.
-    child = _children.get(pid)
-    if child is not None and child.poll() is not None:
-        del _children[pid]
-        return False
-    if not fields or fields[_STATE] in _EXITED:
-        return False
-    return marker in cmdline
-
-
-def _descendants(pid: int) -> list[tuple[int, str]]:
-    """(pid, start time) of pid's children, grandchildren, ... right now."""
-    children: dict[int, list[tuple[int, str]]] = {}
-    for stat_file in Path("/proc").glob("[0-9]*/stat"):
-        if fields := _stat_fields(stat_file):
-            children.setdefault(int(fields[_PPID]), []).append((int(stat_file.parent.name), fields[_START_TIME]))
-    found, todo = [], [pid]
-    while todo:
-        kids = children.get(todo.pop(), [])
-        found += kids
-        todo += [kid for kid, _ in kids]
-    return found
-
-
-def _still_running(process: tuple[int, str]) -> bool:
-    """True if that process (not another one that reuses its pid) runs and is no zombie."""
-    pid, started = process
-    fields = _stat_fields(Path(f"/proc/{pid}/stat"))
-    return fields is not None and fields[_START_TIME] == started and fields[_STATE] not in _EXITED
 
 
 def _free_low_port() -> int:
@@ -201,32 +165,46 @@ class _Service:
 class LocalBackends:
     """redis-server and FerretDB (on PostgreSQL or SQLite) on 127.0.0.1, state under state_dir.
 
-    postgres_port None: a free port below the ephemeral range, chosen at the first start and kept
-    for restarts (FerretDB's URL names it).
+    A port or engine left None is the one kept in the state dir's wiring.json by an earlier start
+    (in this process or another), else the default; postgres: a free port below the ephemeral
+    range, chosen at its first start and kept from then on (FerretDB's URL names it).
     """
 
     def __init__(
         self,
         state_dir: Path | str = DEFAULT_STATE_DIR,
-        redis_port: int = 6379,
-        mongo_port: int = 27017,
+        redis_port: int | None = None,
+        mongo_port: int | None = None,
         ferretdb_bin: Path | str = FERRETDB_BIN,
-        mongo_engine: str = DEFAULT_MONGO_ENGINE,
+        mongo_engine: str | None = None,
         postgres_port: int | None = None,
     ) -> None:
+        self.state_dir = Path(state_dir).resolve()
+        kept = self._read_json(self.state_dir / WIRING_FILE) or {}
+        mongo_engine = mongo_engine or kept.get("mongo_engine", DEFAULT_MONGO_ENGINE)
         if mongo_engine not in MONGO_ENGINES:
             raise BackendError(f"unknown mongo engine {mongo_engine}: choose from {', '.join(MONGO_ENGINES)}")
-        self.state_dir = Path(state_dir).resolve()
-        self.redis_port = redis_port
-        self.mongo_port = mongo_port
+        self.redis_port = redis_port or kept.get("redis_port", DEFAULT_REDIS_PORT)
+        self.mongo_port = mongo_port or kept.get("mongo_port", DEFAULT_MONGO_PORT)
         self.ferretdb_bin = Path(ferretdb_bin).resolve()
         self.mongo_engine = mongo_engine
-        self._fixed_postgres_port = postgres_port is not None
-        self._postgres_served = False  # set once it ran on its port, which is then kept
+        postgres_port = postgres_port or kept.get("postgres_port")
+        # A port given or kept is never changed; one chosen here may be, until the cluster served on it.
+        self._postgres_port_fixed = postgres_port is not None
         self._services = {"redis": self._redis_service()}
         if mongo_engine == "postgresql":
-            self._services["postgres"] = self._postgres_service(postgres_port)
+            self._services["postgres"] = self._postgres_service(postgres_port or 0)
         self._services["mongo"] = self._mongo_service()
+
+    def _keep_wiring(self) -> None:
+        """Record the ports and the engine for every later command on this state dir."""
+        wiring = {"redis_port": self.redis_port, "mongo_port": self.mongo_port, "mongo_engine": self.mongo_engine}
+        if self.postgres_port and self._postgres_port_fixed:
+            wiring["postgres_port"] = self.postgres_port
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.state_dir / f".{WIRING_FILE}.{id(self)}"
+        tmp.write_text(json.dumps(wiring, indent=1) + "\n")
+        tmp.replace(self.state_dir / WIRING_FILE)
 
     @property
     def services(self) -> tuple[str, ...]:
@@ -273,13 +251,8 @@ class LocalBackends:
 
         return _Service("redis", self.redis_port, base, base / "redis.log", "redis-server", command, _ping_redis)
 
-    def _postgres_service(self, port: int | None) -> _Service:
+    def _postgres_service(self, port: int) -> _Service:
         base = self.state_dir / "postgres"
-        if port is None:
-            # A cluster started by another process on this state dir (the CLI): keep its port.
-            recorded = self._read_state_file(base / "state.json")
-            port = int(recorded["port"]) if recorded else 0
-            self._postgres_served = bool(recorded)
 
         def command() -> list[str]:
             try:
@@ -350,10 +323,10 @@ class LocalBackends:
         return [self._services[n] for n in dict.fromkeys(expanded)]
 
     def _read_state(self, svc: _Service) -> dict | None:
-        return self._read_state_file(svc.state_file)
+        return self._read_json(svc.state_file)
 
     @staticmethod
-    def _read_state_file(path: Path) -> dict | None:
+    def _read_json(path: Path) -> dict | None:
         try:
             return json.loads(path.read_text())
         except (OSError, ValueError):
@@ -362,7 +335,7 @@ class LocalBackends:
     def _running_pid(self, svc: _Service) -> tuple[int, int] | None:
         """(pid, port) of the running service recorded in the state dir, if it is alive."""
         state = self._read_state(svc)
-        if state and _process_alive(state["pid"], svc.marker):
+        if state and _alive(state, svc.marker):
             return state["pid"], state["port"]
         return None
 
@@ -389,21 +362,27 @@ class LocalBackends:
         running = self._running_pid(svc)
         if running:
             pid, port = running
-            if svc.name == "postgres" and not self._fixed_postgres_port:
-                svc.port = port
-                self._postgres_served = True
+            if svc.name == "postgres" and not self._postgres_port_fixed:
+                svc.port = port  # started before its port was kept in wiring.json
+                self._postgres_port_fixed = True
             if port != svc.port:
                 raise BackendError(f"{svc.name} already runs on port {port} for {self.state_dir}; stop it first (down)")
             engine = (self._read_state(svc) or {}).get("engine")
             if svc.name == "mongo" and engine and engine != self.mongo_engine:
                 raise BackendError(f"mongo already runs on the {engine} engine for {self.state_dir}; stop it first")
+            self._keep_wiring()
             return self._status(svc), False
+        if svc.name == "postgres" and self._postgres_port_fixed:
+            ferretdb = self._read_state(self._services["mongo"]) or {}
+            dialed = ferretdb.get("postgres")
+            if dialed and dialed != postgres.url(svc.port) and _alive(ferretdb, self._services["mongo"].marker):
+                raise BackendError(f"the running mongo stores in PostgreSQL at {dialed}: stop mongo first (down mongo)")
         # PostgreSQL: a port chosen here may be taken by the time it binds (another instance chose
         # it too), and right after a crash its orphaned backends may hold its shared memory for a
         # moment: try again. Once it has served on a port, that port is kept (FerretDB's URL names it).
         attempts = 6 if svc.name == "postgres" else 1
         for attempt in range(attempts):
-            may_choose = svc.name == "postgres" and not self._fixed_postgres_port and not self._postgres_served
+            may_choose = svc.name == "postgres" and not self._postgres_port_fixed
             if may_choose and (not svc.port or _port_in_use(svc.port)):
                 svc.port = _free_low_port()
             if _port_in_use(svc.port):
@@ -419,7 +398,8 @@ class LocalBackends:
                 time.sleep(0.5)
                 continue
             if svc.name == "postgres":
-                self._postgres_served = True
+                self._postgres_port_fixed = True  # it served here: FerretDB's URL names this port
+            self._keep_wiring()
             return status, True
         raise AssertionError("unreachable")
 
@@ -430,7 +410,7 @@ class LocalBackends:
         try:
             self._wait_ready(svc, proc, timeout)
         except BaseException:
-            self._stop_pid(proc.pid, svc.marker, STOP_GRACE_S, svc.stop_signal)
+            self._stop(proc, STOP_GRACE_S, svc.stop_signal)
             svc.state_file.unlink(missing_ok=True)
             raise
         return ServiceStatus(svc.name, svc.address, proc.pid, svc.log_file, True, svc.detail())
@@ -447,8 +427,12 @@ class LocalBackends:
                 start_new_session=True,
                 close_fds=True,
             )
-        _children[proc.pid] = proc
-        state = {"pid": proc.pid, "port": svc.port, "command": command, "started": time.time()}
+        try:
+            create_time = psutil.Process(proc.pid).create_time()
+        except psutil.NoSuchProcess:  # exited at once: _wait_ready reports it with the log
+            create_time = None
+        state = {"pid": proc.pid, "create_time": create_time, "port": svc.port, "command": command,
+                 "started": time.time()}
         if svc.name == "mongo":
             state |= {"engine": self.mongo_engine, "postgres": self.postgres_url}
         svc.state_file.write_text(json.dumps(state, indent=1) + "\n")
@@ -494,47 +478,21 @@ class LocalBackends:
     def _down(self, svc: _Service, grace: float) -> tuple[ServiceStatus, bool]:
         before = self._status(svc)
         stopped = False
-        if before.running and before.pid:
-            self._stop_pid(before.pid, svc.marker, grace, svc.stop_signal)
+        proc = _alive(self._read_state(svc) or {}, svc.marker) if before.running else None
+        if proc is not None:
+            self._stop(proc, grace, svc.stop_signal)
             stopped = True
         svc.state_file.unlink(missing_ok=True)
         return ServiceStatus(svc.name, before.address, before.pid, svc.log_file, False, before.detail), stopped
 
-    @classmethod
-    def _stop_pid(cls, pid: int, marker: str, grace: float, stop_signal: signal.Signals = signal.SIGTERM) -> None:
-        # PostgreSQL's children run in sessions of their own (killpg misses them) and, after a
-        # SIGKILLed postmaster, linger until they notice: the stop ends with them too.
-        descendants = _descendants(pid)
-        cls._stop_main_pid(pid, marker, grace, stop_signal)
-        deadline = time.monotonic() + grace
-        while (alive := [child for child in descendants if _still_running(child)]) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        for child, _ in alive:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(child, signal.SIGKILL)
-        deadline = time.monotonic() + 5.0
-        while any(_still_running(child) for child in alive) and time.monotonic() < deadline:
-            time.sleep(0.02)
-
     @staticmethod
-    def _stop_main_pid(pid: int, marker: str, grace: float, stop_signal: signal.Signals) -> None:
-        # A paused (SIGSTOPped) server would never act on the stop signal.
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGCONT)
-        for sig, wait in ((stop_signal, grace), (signal.SIGKILL, 5.0)):
-            try:
-                if sig == signal.SIGKILL:
-                    os.killpg(pid, sig)  # its own session and process group: what it forked goes too
-                else:
-                    os.kill(pid, sig)
-            except ProcessLookupError:
-                return
-            deadline = time.monotonic() + wait
-            while time.monotonic() < deadline:
-                if not _process_alive(pid, marker):
-                    return
-                time.sleep(0.02)
-        raise BackendError(f"pid {pid} ({marker}) did not stop after SIGKILL")
+    def _stop(proc: subprocess.Popen | psutil.Process, grace: float, stop_signal: signal.Signals) -> None:
+        # PostgreSQL's children run in sessions of their own (a group kill misses them) and, after a
+        # SIGKILLed postmaster, linger until they notice: processes.tree snapshots them first.
+        try:
+            tree.stop(proc, grace, stop_signal)
+        except tree.StillRunning as exc:
+            raise BackendError(str(exc)) from exc
 
     def pid(self, service: str) -> int | None:
         """The pid of a running service, for fault injection (SIGSTOP / SIGCONT)."""
@@ -545,13 +503,13 @@ def postgres_url_behind(mongo_url: str, state_dir: Path | str = DEFAULT_STATE_DI
     """The PostgreSQL URL of the FerretDB that `up` started under state_dir, if it serves mongo_url."""
     from urllib.parse import urlsplit
 
-    state = LocalBackends._read_state_file(Path(state_dir) / "mongo" / "state.json") or {}
+    state = LocalBackends._read_json(Path(state_dir) / "mongo" / "state.json") or {}
     try:
         parts = urlsplit(mongo_url)
         same = parts.hostname == HOST and parts.port == state.get("port")
     except ValueError:
         return None
-    if same and state.get("engine") == "postgresql" and _process_alive(state.get("pid", 0), "ferretdb"):
+    if same and state.get("engine") == "postgresql" and _alive(state, "ferretdb"):
         return state.get("postgres")
     return None
 
@@ -563,7 +521,9 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         epilog="status exits 1 if a selected service is stopped. "
         "build only (re)builds the FerretDB binary if it is missing or stale. "
         "On the postgresql engine, mongo brings its PostgreSQL cluster along (up starts it first, "
-        "down stops it last); naming postgres alone stops or starts only the cluster.",
+        "down stops it last); naming postgres alone stops or starts only the cluster. "
+        "The ports and the engine of the last start are kept in the state dir: later commands "
+        "on it need no port flags, and a flag given replaces the kept value.",
     )
     parser.add_argument("command", choices=("up", "down", "status", "build"))
     parser.add_argument(
@@ -572,20 +532,21 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--mongo-engine",
         choices=MONGO_ENGINES,
-        default=DEFAULT_MONGO_ENGINE,
-        help="FerretDB's storage (default: %(default)s; sqlite scans the collection for every lookup by id)",
+        default=None,
+        help=f"FerretDB's storage (default: the kept one, else {DEFAULT_MONGO_ENGINE}; "
+        "sqlite scans the collection for every lookup by id)",
     )
     parser.add_argument(
-        "--postgres-port", type=int, default=None, help="default: a free port below 32768, kept across restarts"
+        "--postgres-port", type=int, default=None, help="default: the kept one, else a free port below 32768"
     )
     parser.add_argument("--state-dir", type=Path, default=DEFAULT_STATE_DIR, help="default: %(default)s")
-    parser.add_argument("--redis-port", type=int, default=6379, help="default: %(default)s")
-    parser.add_argument("--mongo-port", type=int, default=27017, help="default: %(default)s")
+    parser.add_argument("--redis-port", type=int, default=None, help=f"default: the kept one, else {DEFAULT_REDIS_PORT}")
+    parser.add_argument("--mongo-port", type=int, default=None, help=f"default: the kept one, else {DEFAULT_MONGO_PORT}")
     parser.add_argument(
         "--timeout", type=float, default=START_TIMEOUT_S, help="start timeout in s (default: %(default)s)"
     )
     args = parser.parse_args(argv)
-    known = (*SERVICES, "postgres") if args.mongo_engine == "postgresql" else SERVICES
+    known = SERVICES if args.mongo_engine == "sqlite" else (*SERVICES, "postgres")
     bad = [s for s in args.services if s not in known]
     if bad:
         parser.error(f"unknown service {', '.join(bad)} (choose from {', '.join(known)})")
@@ -595,14 +556,14 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
-    backends = LocalBackends(
-        args.state_dir,
-        args.redis_port,
-        args.mongo_port,
-        mongo_engine=args.mongo_engine,
-        postgres_port=args.postgres_port,
-    )
     try:
+        backends = LocalBackends(
+            args.state_dir,
+            args.redis_port,
+            args.mongo_port,
+            mongo_engine=args.mongo_engine,
+            postgres_port=args.postgres_port,
+        )
         if args.command == "build":
             built = build_ferretdb(force=False)
             print(f"{FERRETDB_BIN} {'built' if built else 'is up to date'}")

@@ -1,6 +1,6 @@
 """The benchmark driver behind `bench.sh`: real load tools over the catalog's entrypoints.
 
 `python -m bench run|report|compare|presets`. It starts entrypoints (and local backends) as
-processes through `servers.core.start.command`, checks the route contract, runs wrk, ab, hey or vegeta,
+processes through the harness (harness.entry, harness.backends), checks the route contract, runs wrk, ab, hey or vegeta,
 and writes one JSON line per run (bench.schema.Result), a Markdown table and an HTML report.
 """

@@ -19,10 +19,11 @@ from servers.core import catalog
 from servers.core.catalog import Entry
 
 from bench import compare, defaults, plan as planning, presets, reports, rounds, schema, selection
-from bench.procs import interrupt
+from bench.anatomy_run import write_anatomy
 from bench.progress import Progress
 from bench.runner import Runner
 from bench.tools import DEFAULT_TOOL, TOOLS, ToolMissing, Unsupported
+from processes.bounded import interrupt
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = ("run", "report", "compare", "presets")
@@ -160,7 +161,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                           "report.html, raw/ tool outputs, logs/ server stderr")
     out.add_argument("--dry-run", action="store_true", help="print the plan and its expected time, run nothing")
     out.add_argument("--anatomy", action="store_true",
-                     help="after the runs, add each stack's anatomy (python -m servers.anatomy: processes, "
+                     help="after the runs, add each stack's anatomy (python -m anatomy: processes, "
                           "connections, CPU by layer, flame graph; about 8 s a stack) to report.html")
     out.add_argument("--plain", action="store_true", help="no live progress bar, only the lines")
 
@@ -368,9 +369,7 @@ def cmd_run(args: argparse.Namespace, console: Console) -> int:
     results_file = out / "results.jsonl"
     results = schema.read(results_file) if results_file.exists() else []
     if results and getattr(args, "anatomy", False) and not interrupted and not args.target:
-        from anatomy.bench_report import write_sections
-
-        write_sections(results, out, log=console.print)
+        write_anatomy(results, out)
     if results:
         title = f"Benchmark results: {s.preset}" if s.preset else "Benchmark results"
         md_path, html_path, md = reports.write(results, out, title)

@@ -12,19 +12,20 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bench import hosts, machine, noise, pinning, rounds, schema, verify, versions
+from bench import hosts, noise, pinning, rounds, schema, verify
 from bench.ceiling import Ceilings
 from bench.plan import Plan, RunSpec
-from bench.procs import run_bounded
 from bench.progress import Progress
 from bench.sampler import TreeSampler
 from bench.schema import Result
-from bench.server import LocalServer, ServerFailed
-from bench.services import BackendsFailed, BackendSession
 from bench.tools import LoadSpec, Tool
-from servers.core import catalog
-from servers.core.start import free_port
 from bench.tools import get as get_tool
+from harness import machine, versions
+from harness.backends import BackendsFailed, BackendSession
+from harness.entry import EntryFailed, EntryProcess
+from processes.bounded import run_bounded
+from processes.ports import free_port
+from servers.core import catalog
 
 RAW_LIMIT = 1_000_000  # characters kept of each raw output section
 
@@ -133,19 +134,19 @@ class Runner:
     def run_entry(self, ctx: Context, entry, workers: int | None, runs: list[RunSpec],
                   session: BackendSession, notes: list[str]) -> None:
         s = self.settings
-        server: LocalServer | None = None
+        server: EntryProcess | None = None
         base_url = s.target.rstrip("/")
         try:
             if not s.target:
                 args = ["--port", str(free_port()), *session.server_flags()]
                 if workers is not None:
                     args += ["--workers", str(workers)]
-                server = LocalServer(entry.name, args, self.out / "logs" / f"{entry.name}.log",
+                server = EntryProcess(entry.name, args, self.out / "logs" / f"{entry.name}.log",
                                      prefix=ctx.pinning.server_prefix())
                 self.progress.note(f"starting {entry.name} ...")
                 try:
                     server.start()
-                except (ServerFailed, OSError, SystemExit) as exc:
+                except (EntryFailed, OSError) as exc:
                     for run in runs:
                         self.record_failure(ctx, run, f"server: {exc}", notes=notes)
                     return
@@ -173,7 +174,7 @@ class Runner:
                 if server.stop_note.startswith("killed"):
                     self.progress.note(f"{entry.name} ignored SIGTERM for 5 s: killed", "yellow")
 
-    def contract_failure(self, run: RunSpec, base_url: str, server: LocalServer | None) -> str | None:
+    def contract_failure(self, run: RunSpec, base_url: str, server: EntryProcess | None) -> str | None:
         """None when run's route answers the contract (bench/verify.py), else why it does not."""
         users = self.settings.users
         try:
@@ -191,7 +192,7 @@ class Runner:
         run_bounded(argv, timeout=self.tool.time_limit(spec))
         self.tool.discard(spec)
 
-    def measure(self, ctx: Context, run: RunSpec, base_url: str, server: LocalServer | None,
+    def measure(self, ctx: Context, run: RunSpec, base_url: str, server: EntryProcess | None,
                 notes: list[str]) -> None:
         """Measure a run; while the noise probe flags it and --rerun-noisy allows, measure it again."""
         result = self.measure_once(ctx, run, base_url, server, notes)
@@ -202,7 +203,7 @@ class Runner:
             result = self.measure_once(ctx, run, base_url, server, notes, rerun=result.rerun + 1)
         self.finish(ctx, result)
 
-    def measure_once(self, ctx: Context, run: RunSpec, base_url: str, server: LocalServer | None,
+    def measure_once(self, ctx: Context, run: RunSpec, base_url: str, server: EntryProcess | None,
                      notes: list[str], rerun: int = 0) -> Result:
         ctx.index += 1
         stem = f"{ctx.index:03d}-{run.entry.name}-{run.operation}-{run.tool}-" \
@@ -255,7 +256,7 @@ class Runner:
         result.noise_threshold_pct = self.settings.noise_threshold_pct
 
     # -- results -------------------------------------------------------------------------------
-    def base_result(self, ctx: Context, run: RunSpec, server: LocalServer | None, notes: list[str]) -> Result:
+    def base_result(self, ctx: Context, run: RunSpec, server: EntryProcess | None, notes: list[str]) -> Result:
         entry, s = run.entry, self.settings
         return Result(
             entrypoint=entry.name, language=entry.language, framework=entry.framework, server=entry.server,
@@ -279,7 +280,7 @@ class Runner:
             return max(1, min(run.threads or 2, run.connections))
         return run.threads if run.tool == "hey" else None
 
-    def record_failure(self, ctx: Context, run: RunSpec, why: str, server: LocalServer | None = None,
+    def record_failure(self, ctx: Context, run: RunSpec, why: str, server: EntryProcess | None = None,
                        notes: list[str] | None = None) -> None:
         ctx.index += 1
         self.progress.begin(ctx.index, run.describe())

@@ -136,7 +136,7 @@ cmd_binaries() {
   cp -p .build/ferretdb "$CACHE/ferretdb/ferretdb"
   local name
   for name in $(python3 -c "from servers.core import catalog; print(*catalog.GO_COMMANDS)"); do
-    cp -p "$(python3 -c "from servers.core.start import build_go; print(build_go('$name'))")" "$CACHE/go/$name"
+    cp -p "$(python3 -c "from servers.core.command import build_go; print(build_go('$name'))")" "$CACHE/go/$name"
   done
   echo "podman-setup: binaries staged in $CACHE/ferretdb and $CACHE/go"
 }

@@ -16,7 +16,7 @@ the other commands:
   python -m servers.run NAME --port 5000      any entry, Python or Go (Go is built on first use)
   python -m servers.compose [--check|--list]  write compose/docker-compose.yml from the catalog,
                                               check it is current, or list its services and URLs
-  python -m servers.anatomy NAME [--op OP]    how a stack serves a request, measured under load
+  python -m anatomy NAME [--op OP]    how a stack serves a request, measured under load
                                               (processes, connections, CPU by layer); docs/ lessons
 """
 

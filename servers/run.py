@@ -10,7 +10,7 @@ import os
 import sys
 
 from servers.core import catalog
-from servers.core.start import command
+from servers.core.command import GoBuildError, command
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -23,7 +23,11 @@ def main(argv: list[str] | None = None) -> None:
     if name not in catalog.BY_NAME:
         print(f"error: no catalog entry {name!r}; `python -m servers` lists them", file=sys.stderr)
         sys.exit(2)
-    cmd = command(name, args)
+    try:
+        cmd = command(name, args)
+    except GoBuildError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(1)
     os.execv(cmd[0], cmd)
 
 

@@ -11,7 +11,7 @@ def pytest_collection_modifyitems(config, items):
     # Build the Go binaries once, up front, rather than inside a server's start timeout.
     go_names = [e.name for e in catalog.ENTRIES if e.language == "go"]
     if any(f"[{name}" in item.nodeid for item in items for name in go_names):
-        from servers.core.start import build_go
+        from servers.core.command import build_go
 
         for name in go_names:
             build_go(name)

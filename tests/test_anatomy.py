@@ -1,18 +1,21 @@
-"""`python -m servers.anatomy`: real stacks under a short real wrk load, observed from outside."""
+"""`python -m anatomy`: real stacks under a short real wrk load, observed from outside."""
 from __future__ import annotations
 
+import json
 import shutil
+from types import SimpleNamespace
 from xml.etree import ElementTree
 
 import psutil
 import pytest
 
 from anatomy import docs, layers, pprof, pyspy, report, session, sources
+from bench import anatomy_run
 from servers.core import lessons
 from backends.pools import MAX_POOL_SIZE
 from servers.core import catalog
 from serverproc import ServerProcess
-from servers.core.start import free_port
+from processes.ports import free_port
 
 SECONDS = 4.0
 needs_wrk = pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (apt-get install wrk)")
@@ -66,6 +69,20 @@ def test_two_gunicorn_workers_share_the_load_under_one_supervisor(tmp_path):
     assert any("gunicorn/" in t["function"] for t in cpu["top"])
     svg = ElementTree.fromstring(report.flame_svg(result))  # the flame graph is well-formed SVG
     assert len(svg.findall(".//{http://www.w3.org/2000/svg}rect")) > 10
+
+
+@needs_wrk
+def test_bench_anatomy_runs_the_anatomy_command_for_each_stack_that_ran(tmp_path):
+    """`bench.sh run --anatomy`: bench names the stacks and runs `python -m anatomy --bench-report`."""
+    results = [SimpleNamespace(ok=False, entrypoint="nethttp", operation="hello"),
+               SimpleNamespace(ok=True, entrypoint="stdlib", operation="json"),
+               SimpleNamespace(ok=True, entrypoint="stdlib", operation="hello")]
+    assert anatomy_run.stacks(results) == ["stdlib:json"]
+    assert anatomy_run.write_anatomy(results, tmp_path, seconds=3.0) == 0
+    measured = json.loads((tmp_path / "anatomy.json").read_text())
+    assert [(m["entry"], m["op"]) for m in measured] == [("stdlib", "json")]
+    assert measured[0]["load"]["requests"] > 0
+    assert 'id="anatomy"' in (tmp_path / "anatomy.html").read_text()
 
 
 @needs_wrk
@@ -137,6 +154,6 @@ def test_every_entry_has_a_lesson_page_and_every_page_a_measured_example():
 
 def test_every_lesson_link_names_a_function_of_the_installed_version():
     """Each linked function exists in the installed source (a newer release that renamed one fails
-    here); `python -m servers.anatomy --docs --links-only` re-points tags and lines after an upgrade."""
+    here); `python -m anatomy --docs --links-only` re-points tags and lines after an upgrade."""
     for page in docs.page_files():
         sources.resolve(page.read_text(encoding="utf-8"))  # raises SourceError naming the link

@@ -20,7 +20,9 @@ import pytest
 import yaml
 
 from servers.core import catalog, compose_model as compose
-from servers.core.start import NotReady, free_port, wait_ready
+from harness.entry import NotReady, wait_ready
+from processes import tree as proctree
+from processes.ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE_DIR = ROOT / "compose"
@@ -122,7 +124,7 @@ def test_aliases_point_at_their_frameworks_entries_and_shadow_none():
 
 
 def test_commands_are_the_entries_start_commands(app_services):
-    from servers.core.start import command as run_command
+    from servers.core.command import command as run_command
 
     for name, service in app_services.items():
         entry = catalog.get(service["labels"]["refsuite.entry"])
@@ -402,7 +404,8 @@ def test_python_dockerfile_installs_the_project_with_every_extra():
     wheels, final = stages(steps)  # the compiled wheels, then the image that serves
     assert wheels[0] == ("FROM", "python:3.11-slim AS wheels") and final[0] == ("FROM", "python:3.11-slim")
     copied = " ".join(args for keyword, args in wheels if keyword == "COPY")
-    for needed in ("pyproject.toml", "servers/", "backends/", "README.md"):
+    # processes/: the seed finds FerretDB's PostgreSQL through backends.local, which stands on it
+    for needed in ("pyproject.toml", "servers/", "backends/", "processes/", "README.md"):
         assert needed in copied
     assert "bench" not in copied  # bench/ may not exist, and serving does not need it
     assert re.search(r"pip wheel .*\S*\[all\]", " ".join(args for keyword, args in wheels if keyword == "RUN"))
@@ -482,7 +485,7 @@ def local_argv(service: dict, port: int) -> list[str]:
     if argv[0] == "python":
         argv[0] = sys.executable
     elif argv[0].startswith(compose.GO_BIN_DIR + "/"):
-        from servers.core.start import build_go
+        from servers.core.command import build_go
 
         argv[0] = str(build_go(argv[0].rsplit("/", 1)[1]))
     argv[argv.index("--host") + 1] = "127.0.0.1"
@@ -524,9 +527,5 @@ def test_a_service_command_starts_and_answers_hello(services, service_name, tmp_
         except subprocess.TimeoutExpired:
             pytest.fail(f"{service_name} did not stop within 5 s of SIGTERM")
     finally:
-        try:  # whatever is left of its process group (workers), on any failure
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        proc.wait(5)
+        proctree.stop(proc, grace=0, first_signal=signal.SIGKILL)  # whatever is left of it, on any failure
         stderr.close()

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from backends import DEFAULT_USERS as USERS  # what the compose seed loads (backends.seed's default)
 from bench.verify import fetch, verify
 from servers.core import catalog, compose_model as compose
 from serverproc import free_port
@@ -29,7 +30,6 @@ COMPOSE_DIR = ROOT / "compose"
 SETUP = COMPOSE_DIR / "podman-setup.sh"
 PROJECT = "refsuite-compose-test"
 SERVICES = ("sanic-redis", "flask_gunicorn_gevent-mongo", "echo-mongo")
-USERS = 1000  # backends.seed's default, what the compose seed loads
 FIXED_ID = 42
 STEP_TIMEOUT = 600
 

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from servers.core.start import GO_MODULE
+from servers.core.command import GO_MODULE
 
 pytestmark = pytest.mark.skipif(shutil.which("go") is None, reason="go not installed: see setup.sh")
 

@@ -10,7 +10,7 @@ from email.utils import parsedate_to_datetime
 import pytest
 
 from servers.core import catalog
-from servers.core.start import command
+from servers.core.command import command
 from serverproc import ServerProcess
 
 TEXT_TYPES = ("text/plain", "text/plain; charset=utf-8")

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from bench.schema import Measurement
-from servers.core.start import free_port
+from processes.ports import free_port
 from bench.tools.base import LoadSpec, Tool, ToolMissing, Unsupported
 from bench.tools.errors import classify
 

@@ -1,5 +1,5 @@
 # The Go servers where no registry is reachable (docker-compose.local.yml): the binaries built on
-# the host (servers.core.start.build_go, staged into this context by compose/podman-setup.sh binaries),
+# the host (servers.core.command.build_go, staged into this context by compose/podman-setup.sh binaries),
 # on the Debian base. Debian bookworm's Go (1.19) is too old to build them inside an image.
 ARG BASE_IMAGE=localhost/refsuite-base
 FROM ${BASE_IMAGE}

@@ -84,7 +84,7 @@ def service_command(entry_name: str, family: str, host: str, port: int | str,
     """The argv the compose service `<entry_name>-<family>` runs in its image.
 
     Only the family's own backend URL is passed (hello needs none). The executable is the
-    image's (`python`, or /app/bin/NAME); swap it for sys.executable or servers.core.start.build_go
+    image's (`python`, or /app/bin/NAME); swap it for sys.executable or servers.core.command.build_go
     to run the same command outside a container.
     """
     entry = catalog.get(entry_name)

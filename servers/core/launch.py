@@ -36,7 +36,7 @@ def fail(message: str) -> NoReturn:
 
 def _lessons(entry: catalog.Entry) -> str:
     found = lessons.pages(entry)
-    return f"\nHow it serves a request: {', '.join(found)} (python -m servers.anatomy {entry.name})." if found else ""
+    return f"\nHow it serves a request: {', '.join(found)} (python -m anatomy {entry.name})." if found else ""
 
 
 def build_parser(entry: catalog.Entry) -> argparse.ArgumentParser:

@@ -4,6 +4,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import psutil
@@ -186,19 +187,40 @@ def test_engine_starts_seeds_answers_and_stops_leaving_no_process(tmp_path: Path
     assert not any(local.is_running(name) for name in local.services)
 
 
-def test_stop_ends_children_in_sessions_of_their_own() -> None:
-    """As PostgreSQL's backends after a SIGKILLed postmaster: out of the process group, still running."""
-    script = (
-        "import subprocess, sys, time; "
-        "child = subprocess.Popen(['sleep', '60'], start_new_session=True); "
-        "print(child.pid, flush=True); time.sleep(60)"
-    )
-    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, start_new_session=True)
+def test_down_and_up_postgres_from_the_cli_leaves_mongo_serving(tmp_path: Path) -> None:
+    """As the README and --help say, by hand: later commands name only the state dir, and the
+    cluster comes back on the port the running FerretDB dials, so an entry answers again."""
+    from serverproc import ServerProcess, free_port
+
+    state = ["--state-dir", str(tmp_path)]
+    redis_port = free_port()
+    while (mongo_port := free_port()) == redis_port:
+        pass
+    server = None
     try:
-        child = int(parent.stdout.readline())
-        LocalBackends._stop_pid(parent.pid, "python", grace=0.5)
-        parent.wait(timeout=5)
-        assert live_processes([child]) == []
+        up = cli("up", *state, "--redis-port", str(redis_port), "--mongo-port", str(mongo_port))
+        assert up.returncode == 0, up.stderr
+        mongo_url, redis_url = f"mongodb://127.0.0.1:{mongo_port}/test", f"redis://127.0.0.1:{redis_port}/0"
+        seed = subprocess.run([sys.executable, "-m", "backends.seed", "--users", "50", "--mongo-url", mongo_url,
+                               "--redis-url", redis_url], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
+        assert seed.returncode == 0, seed.stderr
+        server = ServerProcess("stdlib", ["--mongo-url", mongo_url, "--redis-url", redis_url]).start()
+        assert server.request("/mongo/pooled/1")[0].status == 200
+
+        down = cli("down", "postgres", *state)
+        assert down.returncode == 0, down.stderr
+        assert down.stdout.split()[:2] == ["postgres", "stopped"]
+        assert server.request("/mongo/pooled/1")[0].status == 503
+        up = cli("up", "postgres", *state)
+        assert up.returncode == 0, up.stderr
+
+        deadline = time.monotonic() + 5.0
+        while (status := server.request("/mongo/pooled/1")[0].status) != 200 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert status == 200, f"/mongo/pooled/1 still answers {status} 5 s after `up postgres`"
+        status = cli("status", *state)
+        assert status.returncode == 0, status.stdout
     finally:
-        parent.kill()
-        parent.wait()
+        if server is not None:
+            server.stop()
+        cli("down", *state)

@@ -22,9 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bench.server import LocalServer  # noqa: E402
-from servers.core.start import free_port  # noqa: E402
-from bench.services import BackendSession  # noqa: E402
+from harness.entry import EntryProcess  # noqa: E402
+from processes.ports import free_port  # noqa: E402
+from harness.backends import BackendSession  # noqa: E402
 from bench.tools import LoadSpec, get  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -95,11 +95,11 @@ def main() -> None:
                         workdir=work, stem=f"s{len(manifest)}")
         return LoadSpec(base_url=url, path=path, **{**defaults, **kw})
 
-    servers: list[LocalServer] = []
+    servers: list[EntryProcess] = []
     try:
         dead_redis = f"redis://127.0.0.1:{free_port()}/0"
-        fast = LocalServer("nethttp", ["--port", str(free_port()), "--redis-url", dead_redis], work / "nethttp.log")
-        single = LocalServer("stdlib", ["--port", str(free_port())], work / "stdlib.log")
+        fast = EntryProcess("nethttp", ["--port", str(free_port()), "--redis-url", dead_redis], work / "nethttp.log")
+        single = EntryProcess("stdlib", ["--port", str(free_port())], work / "stdlib.log")
         servers += [fast.start(), single.start()]
         flaky, flaky_url = flaky_server()
         for tool in ("wrk", "ab", "hey"):
@@ -125,7 +125,7 @@ def main() -> None:
         capture("vegeta", "closedloop", spec(fast.url, "/redis/pooled", duration_s=1, connections=4), manifest)
         flaky.shutdown()
         with BackendSession(["mongo"], work / "backends", users=1000) as backends:
-            seeded = LocalServer("nethttp", ["--port", str(free_port()), *backends.server_flags()],
+            seeded = EntryProcess("nethttp", ["--port", str(free_port()), *backends.server_flags()],
                                  work / "nethttp-mongo.log")
             servers.append(seeded.start())
             capture("wrk", "ids", spec(seeded.url, "/mongo/pooled/{id}", connections=4), manifest)

@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from capture_data import DATA, ROOT, capture, flaky_server  # noqa: E402
 
-from bench.server import LocalServer  # noqa: E402
-from servers.core.start import free_port  # noqa: E402
+from harness.entry import EntryProcess  # noqa: E402
+from processes.ports import free_port  # noqa: E402
 from bench.tools import LoadSpec  # noqa: E402
 
 
@@ -32,7 +32,7 @@ def main() -> None:
         return LoadSpec(base_url=url, path=path, **{**defaults, **kw})
 
     dead_redis = f"redis://127.0.0.1:{free_port()}/0"
-    fast = LocalServer("nethttp", ["--port", str(free_port()), "--redis-url", dead_redis], work / "nethttp.log")
+    fast = EntryProcess("nethttp", ["--port", str(free_port()), "--redis-url", dead_redis], work / "nethttp.log")
     try:
         fast.start()
         flaky, flaky_url = flaky_server()

@@ -17,8 +17,8 @@ import psutil
 import pytest
 
 from bench import schema
-from bench.server import ROOT, LocalServer
-from servers.core.start import free_port
+from harness.entry import ROOT, EntryProcess
+from processes.ports import free_port
 
 
 def results_of(out) -> list[schema.Result]:
@@ -31,7 +31,7 @@ def results_of(out) -> list[schema.Result]:
 
 @pytest.fixture
 def nethttp(tmp_path):
-    server = LocalServer("nethttp", ["--port", str(free_port())], tmp_path / "nethttp.log").start()
+    server = EntryProcess("nethttp", ["--port", str(free_port())], tmp_path / "nethttp.log").start()
     yield server
     server.stop()
 

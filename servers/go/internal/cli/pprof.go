@@ -13,7 +13,7 @@ import (
 
 // PprofEnv turns on a CPU-profile debug listener when set to a port number: off by default, and
 // bound to 127.0.0.1 only, whatever --host says, so a profile is never served beyond the machine.
-// `python -m servers.anatomy` sets it to read /debug/pprof/profile?seconds=N while it loads the
+// `python -m anatomy` sets it to read /debug/pprof/profile?seconds=N while it loads the
 // server. Its mux is its own: the server's routes never see /debug/pprof.
 const PprofEnv = "REFSUITE_PPROF_PORT"
 

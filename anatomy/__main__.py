@@ -1,4 +1,4 @@
-"""`python -m servers.anatomy NAME`: how a stack serves a request, measured from outside under load.
+"""`python -m anatomy NAME`: how a stack serves a request, measured from outside under load.
 
 Starts the entry (and the local backend its operation needs), loads it with wrk and reports the
 process tree with roles, threads, CPU and RSS; client and backend connections per process, the
@@ -16,9 +16,10 @@ from servers.core import catalog
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m servers.anatomy", description=__doc__.split("\n\n", 1)[1],
+    p = argparse.ArgumentParser(prog="python -m anatomy", description=__doc__.split("\n\n", 1)[1],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("name", nargs="*", help="catalog entries (python -m servers lists them)")
+    p.add_argument("name", nargs="*", help="catalog entries (python -m servers lists them); NAME:OP measures "
+                                           "that entry on operation OP instead of --op")
     p.add_argument("--op", default="hello", choices=list(catalog.OPERATIONS), help="operation (default hello)")
     p.add_argument("--connections", type=int, default=50, help="wrk connections (default 50)")
     p.add_argument("--seconds", type=float, default=10.0, help="load duration (default 10; at least 3)")
@@ -32,6 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--docs", action="store_true",
                    help="regenerate the lesson pages in docs/: source links at the installed versions and each "
                         "page's measured example (run it under the heavy-job lock; NAMEs: only those pages)")
+    p.add_argument("--bench-report", type=Path, metavar="OUT",
+                   help="write OUT/anatomy.html and OUT/anatomy.json for bench's report.html "
+                        "(what ./bench.sh run --anatomy runs)")
     p.add_argument("--links-only", action="store_true", help="with --docs: the links only, no measurement")
     return p
 
@@ -50,16 +54,26 @@ def main(argv: list[str] | None = None) -> int:
     if not args.name:
         print("error: name at least one entry (or --docs)", file=sys.stderr)
         return 2
-    for name in args.name:
+    stacks = [(name, op or args.op) for name, _, op in (arg.partition(":") for arg in args.name)]
+    for name, op in stacks:
         if name not in catalog.BY_NAME:
             print(f"error: no catalog entry {name!r}; `python -m servers` lists them", file=sys.stderr)
+            return 2
+        if op not in catalog.OPERATIONS:
+            print(f"error: no operation {op!r}; choose from {', '.join(catalog.OPERATIONS)}", file=sys.stderr)
             return 2
     if args.seconds < 3:
         print("error: --seconds must be at least 3 (a warm-up second, the window, a last second)", file=sys.stderr)
         return 2
+    if args.bench_report:
+        from anatomy import bench_report
+
+        bench_report.write_sections(stacks, args.bench_report, args.seconds,
+                                    log=lambda line: print(line, file=sys.stderr, flush=True))
+        return 0
     results, svgs = [], []
-    for name in args.name:
-        settings = session.Settings(name=name, op=args.op, connections=args.connections, seconds=args.seconds,
+    for name, op in stacks:
+        settings = session.Settings(name=name, op=op, connections=args.connections, seconds=args.seconds,
                                     workers=args.workers, profile=not args.no_profile, mongo_url=args.mongo_url,
                                     redis_url=args.redis_url)
         if args.out:

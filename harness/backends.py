@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from servers.core.start import free_port
+from processes.ports import free_port
 
 
 class BackendsFailed(RuntimeError):

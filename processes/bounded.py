@@ -1,15 +1,14 @@
-"""Child processes that never outlive the benchmark: bounded runs and process-group kills."""
+"""Child processes that never outlive the tool that started them: bounded runs of a command, and
+spawning that an interrupt cannot split from its Popen object."""
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-import psutil
+from processes.tree import kill_group
 
 
 @dataclass
@@ -53,13 +52,6 @@ def spawning() -> Iterator[None]:
             raise KeyboardInterrupt
 
 
-def kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
-    try:
-        os.killpg(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 def run_bounded(argv: list[str], timeout: float, env: dict[str, str] | None = None,
                 cwd: str | None = None) -> Completed:
     """Run argv in its own process group; kill the group after timeout s or on any exception."""
@@ -80,38 +72,3 @@ def run_bounded(argv: list[str], timeout: float, env: dict[str, str] | None = No
             kill_group(proc.pid)
             proc.wait()
         raise
-
-
-def stop_tree(proc: subprocess.Popen, grace: float = 5.0) -> tuple[str, list[int]]:
-    """SIGTERM the process, wait grace s, then SIGKILL its group and every survivor of its tree.
-
-    Returns how it stopped ("exited N", "killed") and the pids that had to be killed.
-    """
-    if proc.poll() is not None:
-        kill_group(proc.pid)  # leftover workers of a process that already exited
-        return f"exited {proc.returncode}", []
-    try:
-        tree = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(recursive=True)]
-    except psutil.NoSuchProcess:
-        tree = []
-    proc.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + grace
-    try:
-        proc.wait(grace)
-    except subprocess.TimeoutExpired:
-        pass
-    _, alive = psutil.wait_procs(tree, timeout=max(0.0, deadline - time.monotonic()))
-    killed = [p.pid for p in alive]
-    if proc.poll() is None or alive:
-        kill_group(proc.pid)
-        for p in alive:
-            try:
-                p.kill()
-            except psutil.NoSuchProcess:
-                pass
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            pass
-        return "killed after SIGTERM timeout", killed or [proc.pid]
-    return f"exited {proc.returncode}", []
