@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from bench import machine, rounds, significance
+from bench import rounds, significance
 from bench.model import Failure, Pair, Report, Row, Session
+from harness import machine
 
 NOTE = ("Latencies are in ms from the tool's own histogram or percentiles (– where the tool gives none: "
         "ab and hey have no p99.9). errors are requests without an answer (connect, read, write, timeout, "
