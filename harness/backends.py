@@ -1,8 +1,9 @@
-"""The backends a plan needs (Mongo, Redis): local ones from backends.local, seeded, stopped after.
+"""The backends a benchmark or an anatomy needs (Mongo, Redis): local ones from backends.local,
+seeded, stopped after.
 
 Local backends run on free loopback ports under a state directory of the results, so they never
 clash with backends someone else started on the default ports. Given --mongo-url/--redis-url the
-benchmark uses (and seeds) those instead and stops nothing.
+run uses (and seeds) those instead and stops nothing.
 """
 from __future__ import annotations
 

@@ -199,7 +199,7 @@ def test_down_and_up_postgres_from_the_cli_leaves_mongo_serving(tmp_path: Path) 
     server = None
     try:
         up = cli("up", *state, "--redis-port", str(redis_port), "--mongo-port", str(mongo_port))
-        assert up.returncode == 0, up.stderr
+        assert up.returncode == 0, up.stdout + up.stderr
         mongo_url, redis_url = f"mongodb://127.0.0.1:{mongo_port}/test", f"redis://127.0.0.1:{redis_port}/0"
         seed = subprocess.run([sys.executable, "-m", "backends.seed", "--users", "50", "--mongo-url", mongo_url,
                                "--redis-url", redis_url], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
@@ -208,11 +208,11 @@ def test_down_and_up_postgres_from_the_cli_leaves_mongo_serving(tmp_path: Path) 
         assert server.request("/mongo/pooled/1")[0].status == 200
 
         down = cli("down", "postgres", *state)
-        assert down.returncode == 0, down.stderr
+        assert down.returncode == 0, down.stdout + down.stderr
         assert down.stdout.split()[:2] == ["postgres", "stopped"]
         assert server.request("/mongo/pooled/1")[0].status == 503
         up = cli("up", "postgres", *state)
-        assert up.returncode == 0, up.stderr
+        assert up.returncode == 0, up.stdout + up.stderr
 
         deadline = time.monotonic() + 5.0
         while (status := server.request("/mongo/pooled/1")[0].status) != 200 and time.monotonic() < deadline:
