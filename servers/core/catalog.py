@@ -77,7 +77,7 @@ SERVERS: dict[str, ServerSpec] = {spec.name: spec for spec in _SERVER_SPECS}
 APPS: dict[str, FrameworkSpec] = {spec.name: spec for spec in _APP_SPECS}
 
 # Drivers every stack of a language runs, whose versions a benchmark result records beside its
-# framework's and server's (bench/versions.py): the Mongo driver an app names (every Python stack
+# framework's and server's (harness/versions.py): the Mongo driver an app names (every Python stack
 # has redis-py too), and both Go drivers for a Go stack.
 DRIVER_PACKAGES: dict[str, tuple[str, ...]] = {
     "pymongo": ("pymongo",), "flask-pymongo": ("flask-pymongo", "pymongo"), "motor": ("motor", "pymongo"),
