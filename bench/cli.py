@@ -243,7 +243,7 @@ def check_loopback(url: str, remote: bool = False) -> str:
 def target_entry(name: str | None, url: str) -> Entry:
     if name:
         return catalog.get(name)
-    return Entry(name="target", language="?", framework="?", server="?", model="?", workers=None,
+    return Entry(name="target", language="?", framework="?", server="?", model="?", workers=None, app="?",
                  description=f"a server at {url}", tags=())
 
 
