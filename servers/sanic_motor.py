@@ -5,7 +5,9 @@ worker runs an asyncio (uvloop) loop with the app's async handlers.
 
 Async handlers; Mongo through pymongo's AsyncMongoClient (sanic_motor: motor, which wraps
 synchronous pymongo in a thread pool and is deprecated since 2025-05, kept to measure that
-difference) and Redis through redis.asyncio, their pools created inside the worker's loop.
+difference) and Redis through redis.asyncio, their pools created inside the worker's loop. The Redis
+client is redis-py's asyncio client with hiredis's parser (sanic_redispy: without it; sanic_glide:
+valkey-glide; sanic_coredis: coredis; docs/backends/redis.md compares them).
 
 Caveat: HTTP/1.1 (smuggling-relevant): sanic accepts invalid chunk sizes, whitespace before the
 colon and invalid field names: expose it behind a proxy.

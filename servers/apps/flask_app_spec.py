@@ -16,5 +16,8 @@ SPECS = (
                   combination_caveats=(*((server, _METHOD_CASE) for server in (
                       "werkzeug", "werkzeug-threaded", "werkzeug-processes", "gevent", "tornado-wsgi", "twisted-wsgi",
                       "wsgiref", "uwsgi", "granian-wsgi")), ("uwsgi", _HTTP09)),
+                  # redis-py with hiredis's parser everywhere; on gevent (the Redis comparisons'
+                  # Flask stack) also without it (docs/backends/redis.md)
+                  redis_variants=("redispy",), variants_on=("gevent",),
                   code_paths=("flask/", "werkzeug/", "blinker/", "itsdangerous/")),
 )

@@ -6,14 +6,16 @@ slow. The HTTP side (parsing the id with backends.ids.parse_user_id, 404 for Non
 BackendUnavailable, serializing the JSON) belongs to each app, done its framework's way.
 
 SyncOperations serve the WSGI and stdlib apps (pymongo, redis-py), AsyncOperations the asyncio
-apps (AsyncMongoClient or motor, redis.asyncio). Pooled clients are made lazily by the backends
-modules, in the worker process that uses them; per-request ones inside the call.
+apps (AsyncMongoClient or motor, redis.asyncio); the Redis client is the entry's
+(backends.redis_clients: redis-py with hiredis unless the entry names another). Pooled clients
+are made lazily by the backends modules, in the worker process that uses them; per-request ones
+inside the call.
 """
 from __future__ import annotations
 
 from typing import Callable
 
-from backends import mongo_async, mongo_sync, redis_async, redis_sync
+from backends import mongo_async, mongo_sync, redis_clients
 from servers.core.options import Options
 
 
@@ -28,7 +30,9 @@ class SyncOperations:
         self._mongo_url = options.mongo_url
         self._redis_url = options.redis_url
         self._find_user_pooled = find_user_pooled or mongo_sync.PooledMongo(options.mongo_url).find_user
-        self._redis = redis_sync.PooledRedis(options.redis_url)
+        self._redis_client = options.redis_client
+        self._redis_access = redis_clients.sync_access(options.redis_client)
+        self._redis = self._redis_access.PooledRedis(options.redis_url, options.redis_client)
 
     def mongo_pooled(self, user_id: int) -> dict | None:
         return self._find_user_pooled(user_id)
@@ -40,7 +44,7 @@ class SyncOperations:
         return _name(self._redis.get_name())
 
     def redis_per_request(self) -> dict | None:
-        return _name(redis_sync.get_name_per_request(self._redis_url))
+        return _name(self._redis_access.get_name_per_request(self._redis_url, self._redis_client))
 
 
 class AsyncOperations:
@@ -48,7 +52,9 @@ class AsyncOperations:
         driver = "motor" if options.mongo_driver == "motor" else "pymongo"
         self._mongo_url, self._redis_url, self._driver = options.mongo_url, options.redis_url, driver
         self._mongo = mongo_async.PooledAsyncMongo(options.mongo_url, driver=driver)
-        self._redis = redis_async.PooledAsyncRedis(options.redis_url)
+        self._redis_client = options.redis_client
+        self._redis_access = redis_clients.async_access(options.redis_client)
+        self._redis = self._redis_access.PooledAsyncRedis(options.redis_url, options.redis_client)
 
     async def mongo_pooled(self, user_id: int) -> dict | None:
         return await self._mongo.find_user(user_id)
@@ -60,4 +66,4 @@ class AsyncOperations:
         return _name(await self._redis.get_name())
 
     async def redis_per_request(self) -> dict | None:
-        return _name(await redis_async.get_name_per_request(self._redis_url))
+        return _name(await self._redis_access.get_name_per_request(self._redis_url, self._redis_client))

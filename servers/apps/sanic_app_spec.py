@@ -10,8 +10,11 @@ SPECS = (
                   details="Async handlers; Mongo through pymongo's AsyncMongoClient (sanic_motor: motor, which "
                           "wraps synchronous pymongo in a thread pool and is deprecated since 2025-05, kept to "
                           "measure that difference) and Redis through redis.asyncio, their pools created inside "
-                          "the worker's loop.",
-                  driver_variants=("motor",), combination_caveats=(("sanic", _ASTERISK),), **_COMMON),
+                          "the worker's loop. The Redis client is redis-py's asyncio client with hiredis's parser "
+                          "(sanic_redispy: without it; sanic_glide: valkey-glide; sanic_coredis: coredis; "
+                          "docs/backends/redis.md compares them).",
+                  driver_variants=("motor",), redis_variants=("redispy", "glide", "coredis"),
+                  combination_caveats=(("sanic", _ASTERISK),), **_COMMON),
     FrameworkSpec(name="sanic_asgi", prefix="sanic", title="Sanic's app as an ASGI app", interface=ASGI,
                   factory="servers.apps.sanic_app:create_asgi_app",
                   details="The same Sanic app (routes, handlers, error handlers as `python -m servers.sanic` "

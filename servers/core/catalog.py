@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import asdict, dataclass
 
+from backends import redis_clients
 from servers.core.cores import usable_cores
 from servers.core.specs import FrameworkSpec, ServerSpec
 
@@ -77,12 +78,11 @@ SERVERS: dict[str, ServerSpec] = {spec.name: spec for spec in _SERVER_SPECS}
 APPS: dict[str, FrameworkSpec] = {spec.name: spec for spec in _APP_SPECS}
 
 # Drivers every stack of a language runs, whose versions a benchmark result records beside its
-# framework's and server's (harness/versions.py): the Mongo driver an app names (every Python stack
-# has redis-py too), and both Go drivers for a Go stack.
+# framework's and server's (harness/versions.py): the Mongo driver an app names, the Redis client
+# of the entry (backends.redis_clients), and both Go drivers for a Go stack.
 DRIVER_PACKAGES: dict[str, tuple[str, ...]] = {
     "pymongo": ("pymongo",), "flask-pymongo": ("flask-pymongo", "pymongo"), "motor": ("motor", "pymongo"),
 }
-PYTHON_REDIS_PACKAGES = ("redis",)
 GO_DRIVER_MODULES = ("github.com/redis/go-redis/v9", "go.mongodb.org/mongo-driver/v2")
 
 PRODUCTION = "production"
@@ -115,6 +115,7 @@ class Entry:
     max_workers: int | None = None  # 1 for stacks that run one process only
     keepalive: bool = True
     mongo_driver: str = "pymongo"
+    redis_client: str = redis_clients.DEFAULT  # Python stacks: a key of backends.redis_clients.CLIENTS
     tags: tuple[str, ...] = (PRODUCTION,)
     dev_only_reason: str = ""
     caveats: tuple[str, ...] = ()  # keys of CAVEATS
@@ -150,7 +151,7 @@ class Entry:
             names = (*self.app_spec.pip_packages, *self.server_spec.pip_packages, *GO_DRIVER_MODULES)
         else:
             names = (*self.app_spec.pip_packages, *self.server_spec.pip_packages,
-                     *DRIVER_PACKAGES[self.mongo_driver], *PYTHON_REDIS_PACKAGES)
+                     *DRIVER_PACKAGES[self.mongo_driver], *redis_clients.get(self.redis_client).packages)
         return tuple(dict.fromkeys(names))
 
     def default_workers(self) -> int:
@@ -164,17 +165,24 @@ def entry_name(app: FrameworkSpec, server: ServerSpec) -> str:
     return f"{app.entry_prefix}_{server.entry_suffix}" if server.entry_suffix else app.entry_prefix
 
 
-def _entry(app: FrameworkSpec, server: ServerSpec, driver: str = "") -> Entry:
-    """The stack of one app on one server; with a driver, its variant on that Mongo driver."""
+def _entry(app: FrameworkSpec, server: ServerSpec, driver: str = "", redis_client: str = "") -> Entry:
+    """The stack of one app on one server; with a driver (a Redis client), its variant on that Mongo
+    driver (Redis client)."""
     caveats = (*server.caveats, *(c for on, c in app.combination_caveats if on == server.name))
     name = entry_name(app, server)
     description = f"{app.title} on {server.description}"
     if driver:
         name, description = f"{name}_{driver}", f"{description}; the Mongo routes on {driver}"
+    ops = app.ops or ALL_OPS
+    if redis_client:  # what differs is the Redis routes: the variant serves those (and hello, json)
+        name = f"{name}_{redis_client}"
+        description = f"{description}; the Redis routes on {redis_clients.get(redis_client).title}"
+        ops = tuple(op for op in ops if op not in MONGO_OPS)
     return Entry(name=name, language=app.language, framework=app.framework, server=server.name,
                  model=server.model, workers=server.workers, description=description, app=app.name,
-                 ops=app.ops or ALL_OPS, max_workers=server.max_workers, keepalive=server.keepalive,
-                 mongo_driver=driver or app.mongo_driver, tags=(DEV_ONLY,) if server.dev_only else (PRODUCTION,),
+                 ops=ops, max_workers=server.max_workers, keepalive=server.keepalive,
+                 mongo_driver=driver or app.mongo_driver,
+                 redis_client=redis_client or redis_clients.DEFAULT, tags=(DEV_ONLY,) if server.dev_only else (PRODUCTION,),
                  dev_only_reason=server.dev_only, caveats=tuple(c.key for c in caveats))
 
 
@@ -188,7 +196,10 @@ def _entries() -> tuple[Entry, ...]:
                     or (app.servers and server.name not in app.servers)):
                 continue
             entries.append(_entry(app, server))
+            if app.variants_on and server.name not in app.variants_on:
+                continue
             entries += [_entry(app, server, driver) for driver in app.driver_variants]
+            entries += [_entry(app, server, redis_client=client) for client in app.redis_variants]
     return tuple(entries)
 
 

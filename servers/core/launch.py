@@ -70,7 +70,8 @@ def parse_options(entry: catalog.Entry, argv: list[str] | None = None) -> Option
     if not 0 < args.port < 65536:
         fail(f"--port must be in 1..65535, not {args.port}")
     return Options(name=entry.name, host=args.host, port=args.port, workers=workers,
-                   mongo_url=args.mongo_url, redis_url=args.redis_url, mongo_driver=entry.mongo_driver)
+                   mongo_url=args.mongo_url, redis_url=args.redis_url, mongo_driver=entry.mongo_driver,
+                   redis_client=entry.redis_client)
 
 
 def check_port_free(host: str, port: int) -> None:

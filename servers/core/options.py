@@ -13,6 +13,7 @@ class Options:
     mongo_url: str
     redis_url: str
     mongo_driver: str  # pymongo, flask-pymongo or motor (the async stacks' pymongo is AsyncMongoClient)
+    redis_client: str = "hiredis"  # a key of backends.redis_clients.CLIENTS
 
     @property
     def url(self) -> str:

@@ -72,6 +72,10 @@ class FrameworkSpec:
     pip_packages: tuple[str, ...] = ()  # distributions (or Go modules) whose versions a result records
     mongo_driver: str = "pymongo"  # a key of catalog.DRIVER_PACKAGES
     driver_variants: tuple[str, ...] = ()  # one more entry <prefix>_<driver> per driver named here
+    # one more entry <name>_<client> per Redis client named here (backends.redis_clients; the
+    # others run its DEFAULT), on the servers of `variants_on` only (() : every server of the app)
+    redis_variants: tuple[str, ...] = ()
+    variants_on: tuple[str, ...] = ()
     lesson: str = ""  # its page under docs/frameworks/ ("" : the server's page tells it all)
     code_paths: tuple[str, ...] = ()  # frame path prefixes the anatomy attributes to the framework
     ops: tuple[str, ...] = ()  # operations it answers; () : the whole contract

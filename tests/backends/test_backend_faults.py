@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from backends import mongo_async, mongo_sync, redis_async, redis_sync
+from backends import mongo_async, mongo_sync, redis_clients
 from backends.errors import BackendUnavailable
 from backends.mongo_async import DRIVERS
 from backends.seed import REDIS_VALUE, seed_redis, user_name
@@ -41,10 +41,14 @@ class Calls:
         self.service = service
         if service == "redis":
             url, self.expected = backends.redis_url, REDIS_VALUE
-            self.pooled_sync = [redis_sync.PooledRedis(url)]
-            self.pooled_async = [redis_async.PooledAsyncRedis(url)]
-            self.sync = [self.pooled_sync[0].get_name, lambda: redis_sync.get_name_per_request(url)]
-            self.async_ = [self.pooled_async[0].get_name, lambda: redis_async.get_name_per_request(url)]
+            # every client of backends.redis_clients, in each mode it serves
+            sync = [c for c, spec in redis_clients.CLIENTS.items() if redis_clients.SYNC in spec.modes]
+            self.pooled_sync = [redis_clients.sync_access(c).PooledRedis(url, c) for c in sync]
+            self.pooled_async = [redis_clients.async_access(c).PooledAsyncRedis(url, c) for c in redis_clients.CLIENTS]
+            self.sync = [p.get_name for p in self.pooled_sync] + [
+                lambda c=c: redis_clients.sync_access(c).get_name_per_request(url, c) for c in sync]
+            self.async_ = [p.get_name for p in self.pooled_async] + [
+                lambda c=c: redis_clients.async_access(c).get_name_per_request(url, c) for c in redis_clients.CLIENTS]
         else:
             url, self.expected = backends.mongo_url, USER
             self.pooled_sync = [mongo_sync.PooledMongo(url)]

@@ -1,0 +1,24 @@
+"""Flask on gevent WSGIServer pre-forked one process per core on one socket; the Redis routes on redis-
+py with its pure-Python parser.
+
+The parent binds one listening socket and forks the workers; each monkey-patches before the app is
+imported and serves a greenlet per connection. The parent only supervises: it replaces a crashed
+worker and passes SIGTERM on.
+
+Flask-PyMongo's client and redis-py's pool are made when the app is built, in the process that
+serves (after any fork).
+
+Caveat: HTTP/1.1 (smuggling-relevant): gevent's pywsgi accepts invalid Content-Length, unknown or
+doubled Transfer-Encoding, invalid field names: expose it behind a proxy.
+
+Caveat: HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET.
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.flask_gevent_redispy":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.flask_gevent_redispy`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("flask_gevent_redispy")

@@ -1,0 +1,25 @@
+"""Sanic on its own multi-worker server, asyncio (uvloop) per worker; the Redis routes on coredis.
+
+The main process binds, then manages --workers spawned workers and replaces one that dies; each
+worker runs an asyncio (uvloop) loop with the app's async handlers.
+
+Async handlers; Mongo through pymongo's AsyncMongoClient (sanic_motor: motor, which wraps
+synchronous pymongo in a thread pool and is deprecated since 2025-05, kept to measure that
+difference) and Redis through redis.asyncio, their pools created inside the worker's loop. The Redis
+client is redis-py's asyncio client with hiredis's parser (sanic_redispy: without it; sanic_glide:
+valkey-glide; sanic_coredis: coredis; docs/backends/redis.md compares them).
+
+Caveat: HTTP/1.1 (smuggling-relevant): sanic accepts invalid chunk sizes, whitespace before the
+colon and invalid field names: expose it behind a proxy.
+
+Caveat: HTTP/1.1: sanic serves `GET *` as `GET /`.
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.sanic_coredis":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.sanic_coredis`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("sanic_coredis")
