@@ -33,7 +33,9 @@ WHAT = {
 _ADAPTERS = ("servers/adapters/",)
 
 APP_PACKAGES = ("servers/apps/", "main.", "refsuite/servers/go/internal/contract.")
-DRIVER_PACKAGES = ("pymongo/", "bson/", "gridfs/", "motor/", "flask_pymongo/", "redis/", "dns/", "backends/",
+# redis/asyncio/ by name: the event loop's "asyncio/" (a server's code path) would own it otherwise.
+DRIVER_PACKAGES = ("pymongo/", "bson/", "gridfs/", "motor/", "flask_pymongo/", "redis/", "redis/asyncio/", "hiredis/",
+                   "glide/", "glide_shared/", "coredis/", "dns/", "backends/",
                    "go.mongodb.org/", "github.com/redis/go-redis/", "refsuite/servers/go/internal/backend.")
 JSON_PACKAGES = ("json/", "orjson", "ujson", "simplejson/", "encoding/json.", "github.com/bytedance/sonic",
                  "github.com/goccy/go-json", "github.com/json-iterator/", "github.com/ugorji/go/codec")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import html
 import json
 
-from anatomy import flame, layers
+from anatomy import driver_parts, flame, layers
 
 
 def _short_command(command: str) -> str:
@@ -57,7 +57,10 @@ def cpu_lines(result: dict) -> list[str]:
     if cpu["why"]:
         return [f"CPU by layer: not measured: {cpu['why']}"]
     shares = ", ".join(f"{k} {v:.1f}%" for k, v in cpu["shares"].items())
-    return [f"CPU by layer (of the workers' wall time, idle included): {shares}"]
+    lines = [f"CPU by layer (of the workers' wall time, idle included): {shares}"]
+    if cpu.get("driver_parts", {}).get("parts"):
+        lines.append(driver_parts.line(cpu["driver_parts"]))
+    return lines
 
 
 def as_text(result: dict) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
-from anatomy import layers, pprof, pyspy
+from anatomy import driver_parts, layers, pprof, pyspy
 from backends import DEFAULT_USERS
 from anatomy.census import SPAWNER, WORKER, Census
 from anatomy.connections import Connections
@@ -121,6 +121,7 @@ def cpu_section(entry: catalog.Entry, profiler: Profiler, processes: list, windo
     return {"why": "", "shares": {rules.label(k): round(v, 1) for k, v in total.shares().items()},
             "layers": {k: round(v, 1) for k, v in total.shares().items()},
             "top": [{"function": f, "layer": l, "percent": round(p, 1)} for f, l, p in total.top_functions(12)],
+            "driver_parts": driver_parts.split(all_stacks),
             "profiled_pids": sorted(profiler.stacks), "stacks": all_stacks, "rules": rules}
 
 

@@ -87,6 +87,13 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            servers="gin,sanic,flask_dev,flask_threaded,flask_processes,flask_gevent", ops="redis-pooled",
            tool="wrk", connections=(100,), threads=8, duration_s=10.0, repeats=5,
            notes=("flask_processes refuses connections past its worker count: its errors are the finding",)),
+    Preset("redis-clients", "the Python Redis clients side by side on Sanic and Flask on gevent: redis-py with "
+                            "hiredis (the default), without it, valkey-glide, coredis; hello for the Redis path's "
+                            "own cost, Go net/http for the ceiling",
+           servers="sanic,sanic_redispy,sanic_glide,sanic_coredis,flask_gevent,flask_gevent_redispy,nethttp",
+           ops="hello,redis-pooled", tool="wrk", connections=(50,), duration_s=8.0, repeats=3,
+           notes=("the Redis path's CPU per request is cpu ms/req of redis-pooled minus that of hello, rows of "
+                  "one stack; docs/backends/redis.md reads a run of it",)),
     Preset("constant-rate-wsgi", "Flask and Falcon on gunicorn, tornado, twisted and wsgiref at a constant 550 req/s",
            servers="flask_gunicorn,flask_tornado,flask_twisted,flask_wsgiref,"
                    "falcon_gunicorn,falcon_tornado,falcon_twisted,falcon_wsgiref",
