@@ -11,13 +11,14 @@ time goes to the layer that called them, and a stack owned by nobody is the inte
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from anatomy import recompiled
 from servers.core import catalog
 
-SERVER, FRAMEWORK, APP, DRIVER, JSON, INTERPRETER, IDLE = (
-    "server", "framework", "app", "driver", "json", "interpreter", "idle")
-ORDER = (SERVER, FRAMEWORK, APP, DRIVER, JSON, INTERPRETER, IDLE)
+SERVER, FRAMEWORK, APP, DRIVER, JSON, INTERPRETER, NATIVE, IDLE = (
+    "server", "framework", "app", "driver", "json", "interpreter", "native", "idle")
+ORDER = (SERVER, FRAMEWORK, APP, DRIVER, JSON, INTERPRETER, NATIVE)  # on-CPU layers; idle is not one
 WHAT = {
     SERVER: "accepting, parsing HTTP, writing responses, the event loop or worker machinery",
     FRAMEWORK: "routing, request/response objects, handler dispatch",
@@ -25,6 +26,7 @@ WHAT = {
     DRIVER: "Mongo and Redis drivers and this suite's backend access (backends/)",
     JSON: "JSON serialization",
     INTERPRETER: "interpreter/runtime and stdlib frames no layer called (GC, startup, bookkeeping)",
+    NATIVE: "threads with CPU time and no Python stack (Rust, C), by thread name",
     IDLE: "the worker waiting: its process's wall time not spent on a CPU",
 }
 
@@ -119,42 +121,132 @@ def function_name(frame: str) -> str:
 
 @dataclass
 class Attribution:
-    """Samples (or seconds) by layer and by leaf function; idle added from outside."""
+    """CPU (seconds, or samples) by layer and by leaf function, and held time apart from it.
+
+    held: time a thread was sampled in a stack while it was off CPU (py-spy took it for active:
+    parked in C, waiting in a recv, a lingering close, a backend call), by (function, layer).
+    """
 
     by_layer: Counter
     by_function: Counter  # (function, layer) -> weight
+    held: Counter = field(default_factory=Counter)  # (function, layer) -> seconds
 
     @property
     def active(self) -> float:
         return sum(v for k, v in self.by_layer.items() if k != IDLE)
 
     def shares(self) -> dict[str, float]:
-        """Percent by layer in ORDER, summing to 100 (empty when nothing was sampled)."""
-        total = sum(self.by_layer.values())
+        """Percent of the on-CPU time by layer in ORDER, summing to 100 (empty when nothing was on CPU)."""
+        total = self.active
         if not total:
             return {}
         return {layer: 100.0 * self.by_layer[layer] / total for layer in ORDER if self.by_layer[layer]}
 
     def top_functions(self, n: int = 10) -> list[tuple[str, str, float]]:
-        """(function, layer, percent of the active samples), the most frequent leaves first."""
+        """(function, layer, percent of the on-CPU time), the most frequent leaves first."""
         active = sum(self.by_function.values())
         return [(fn, layer, 100.0 * w / active) for (fn, layer), w in self.by_function.most_common(n)] if active else []
 
+    def top_held(self, n: int = 5) -> list[tuple[str, str, float]]:
+        """(function, layer, held seconds), the longest first."""
+        return [(fn, layer, w) for (fn, layer), w in self.held.most_common(n) if w > 0]
+
 
 def attribute(stacks: list[tuple[list[str], float]], rules: Rules, scale: float = 1.0) -> Attribution:
+    """Every sample weighs the same (Go's pprof samples are on-CPU time already)."""
     by_layer: Counter = Counter()
     by_function: Counter = Counter()
     for frames, count in stacks:
+        frames = [recompiled.real_frame(f) for f in frames]
         layer = layer_of_stack(frames, rules)
         by_layer[layer] += count * scale
         by_function[(function_name(frames[-1]), layer)] += count * scale
     return Attribution(by_layer, by_function)
 
 
+def thread_of(frames: list[str]) -> tuple[int | None, list[str]]:
+    """py-spy --threads puts `thread (TID): name` (or `thread (TID)`, under gevent) first: (TID, the rest)."""
+    if frames and frames[0].startswith("thread (") and ")" in frames[0]:
+        try:
+            return int(frames[0][8:frames[0].index(")")], 0), frames[1:]
+        except ValueError:
+            pass
+    return None, frames
+
+
+def attribute_threads(stacks: list[tuple[list[str], float]], rules: Rules, thread_cpu: dict[int, float],
+                      process_cpu: float, names: dict[int, str] | None = None,
+                      wall: list[tuple[list[str], float]] = (), wall_rate: float = 1.0,
+                      main_tid: int | None = None) -> Attribution:
+    """On-CPU time only: each thread's CPU seconds over the window spread over its on-CPU samples.
+
+    stacks are on-CPU samples (py-spy --gil), so a thread parked in C has none and adds nothing.
+    py-spy's choice of the GIL holder is not exact between threads (a loop thread that just gave
+    the GIL up may still be sampled), so each thread's own CPU time (thread_cpu, from /proc) sets
+    its weight; a thread's system calls (send, recv: the GIL released) go with the Python code of
+    that thread that made them. Threads sampled but gone by the end of the window share what the
+    process used beyond the threads seen at both ends; a Python thread with CPU but no on-CPU
+    sample (a pool thread busy in short bursts) is spread over all samples; a thread with CPU time
+    and no Python stack in either sampling (Rust, C) is native, by name. wall (samples of every
+    thread, waiting or not) gives the held time: a function's wall time minus its CPU time.
+    """
+    stacks, wall = _main_thread_after_fork(stacks, thread_cpu, main_tid), _main_thread_after_fork(wall, thread_cpu, main_tid)
+    samples: Counter = Counter()
+    parsed = []
+    for frames, count in stacks:
+        tid, rest = thread_of(frames)
+        if rest:
+            parsed.append((tid, [recompiled.real_frame(f) for f in rest], count))
+            samples[tid] += count
+    python = set(samples) | {thread_of(frames)[0] for frames, _ in wall}
+    gone = [tid for tid in samples if tid not in thread_cpu]
+    leftover = max(0.0, process_cpu - sum(thread_cpu.values()))
+    gone_samples = sum(samples[tid] for tid in gone)
+    weight = {tid: thread_cpu[tid] / samples[tid] for tid in samples if tid in thread_cpu}
+    weight.update({tid: leftover / gone_samples for tid in gone} if gone_samples else {})
+    # A Python thread whose CPU fell between on-CPU samples (a pool thread of many, each busy in
+    # short bursts) is spread over the process's samples rather than called native.
+    unplaced = sum(cpu for tid, cpu in thread_cpu.items() if tid not in samples and tid in python)
+    unplaced += 0.0 if gone_samples else leftover
+    total_samples = sum(samples.values())
+    attribution = Attribution(Counter(), Counter())
+    for tid, frames, count in parsed:
+        layer = layer_of_stack(frames, rules)
+        cpu = count * (weight[tid] + (unplaced / total_samples if total_samples else 0.0))
+        attribution.by_layer[layer] += cpu
+        attribution.by_function[(function_name(frames[-1]), layer)] += cpu
+    for tid, cpu in thread_cpu.items():
+        if tid not in samples and tid not in python and cpu > 0:
+            attribution.by_layer[NATIVE] += cpu
+            attribution.by_function[(f"thread {(names or {}).get(tid, tid)}", NATIVE)] += cpu
+    for frames, count in wall:
+        frames = [recompiled.real_frame(f) for f in thread_of(frames)[1]]
+        if frames:
+            attribution.held[(function_name(frames[-1]), layer_of_stack(frames, rules))] += count / wall_rate
+    for key in list(attribution.held):
+        attribution.held[key] = max(0.0, attribution.held[key] - attribution.by_function.get(key, 0.0))
+    return attribution
+
+
+def _main_thread_after_fork(stacks: list[tuple[list[str], float]], thread_cpu: dict[int, float],
+                            main_tid: int | None) -> list[tuple[list[str], float]]:
+    """A worker forked from an embedding C program (uWSGI) keeps the thread id its interpreter
+    recorded before the fork: py-spy reports the parent's id. One sampled id that is no thread of
+    the process while its main thread has none is that main thread."""
+    ids = {thread_of(frames)[0] for frames, _ in stacks} - {None}
+    strangers = [tid for tid in ids if tid not in thread_cpu]
+    if main_tid is None or main_tid in ids or main_tid not in thread_cpu or len(strangers) != 1:
+        return list(stacks)
+    return [([f"thread ({main_tid})", *thread_of(frames)[1]] if thread_of(frames)[0] == strangers[0] else frames, count)
+            for frames, count in stacks]
+
+
 def merge(parts: list[Attribution]) -> Attribution:
     by_layer: Counter = Counter()
     by_function: Counter = Counter()
+    held: Counter = Counter()
     for part in parts:
         by_layer.update(part.by_layer)
         by_function.update(part.by_function)
-    return Attribution(by_layer, by_function)
+        held.update(part.held)
+    return Attribution(by_layer, by_function, held)

@@ -1,8 +1,11 @@
-"""Sampling a Python worker with py-spy: collapsed stacks of its active threads, for N seconds.
+"""Sampling a Python worker with py-spy: collapsed stacks per thread, for N seconds, two ways.
 
-`py-spy record --format raw` writes one `frame;frame;... count` line per distinct stack (py-spy
-stops the process for each sample, so the stacks are consistent; idle threads are left out and the
-idle share comes from the process's CPU time instead, see profile.py). py-spy reads another
+On-CPU (`--gil --threads`): only the thread holding the GIL is sampled, so a thread parked in C
+(SimpleQueue.get, Condition.wait, a recv in a health-check thread), which py-spy's idle detection
+takes for running, is never counted; py-spy stops the process for each sample. Wall (`--idle
+--threads --nonblocking`, at WALL_RATE, beside the first without stopping the process): every
+thread, waiting or not, for the time spent off CPU (held in a lingering close or a backend call,
+parked waiting for work). Each line is `thread (TID): name;frame;... count`. py-spy reads another
 process's memory through ptrace: root, or CAP_SYS_PTRACE, or kernel.yama.ptrace_scope 0.
 """
 from __future__ import annotations
@@ -11,7 +14,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-RATE = 100  # samples per second
+RATE = 100  # on-CPU samples per second
+WALL_RATE = 20  # wall samples per second (py-spy reads without stopping the process: keep it light)
 
 
 def unavailable() -> str:
@@ -29,12 +33,13 @@ def unavailable() -> str:
     return ""
 
 
-def start(pid: int, seconds: float, out: Path, rate: int = RATE) -> subprocess.Popen:
-    """Start sampling pid; the caller waits for the process, then reads out."""
+def start(pid: int, seconds: float, out: Path, wall: bool = False) -> subprocess.Popen:
+    """Start sampling pid (on-CPU, or wall with wall=True); the caller waits for the process, then reads out."""
+    mode = ["--idle", "--nonblocking", "--rate", str(WALL_RATE)] if wall else ["--gil", "--rate", str(RATE)]
     out.parent.mkdir(parents=True, exist_ok=True)
     return subprocess.Popen(
         [shutil.which("py-spy") or "py-spy", "record", "--format", "raw", "--output", str(out), "--pid", str(pid),
-         "--duration", str(max(1, round(seconds))), "--rate", str(rate)],
+         "--duration", str(max(1, round(seconds))), "--threads", *mode],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True)
 
 

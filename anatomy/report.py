@@ -57,9 +57,16 @@ def cpu_lines(result: dict) -> list[str]:
     if cpu["why"]:
         return [f"CPU by layer: not measured: {cpu['why']}"]
     shares = ", ".join(f"{k} {v:.1f}%" for k, v in cpu["shares"].items())
-    lines = [f"CPU by layer (of the workers' wall time, idle included): {shares}"]
+    lines = [f"CPU by layer (on-CPU time only; a waiting thread adds nothing): {shares}"]
     if cpu.get("driver_parts", {}).get("parts"):
         lines.append(driver_parts.line(cpu["driver_parts"]))
+    if cpu.get("worker_us_per_request"):
+        per = ", ".join(f"{k} {v:g}" for k, v in cpu["layer_us_per_request"].items())
+        lines.append(f"CPU per request: workers {cpu['worker_us_per_request']:g} µs ({per})")
+    if cpu.get("top_held"):
+        held = ", ".join(f"`{h['function']}` {h['seconds']:g} s" for h in cpu["top_held"][:3])
+        lines.append(f"held, apart from CPU (threads sampled in a stack while off CPU: parked, waiting, "
+                     f"lingering): {cpu['held_s']:g} thread-seconds over the window, most in {held}")
     return lines
 
 
@@ -86,7 +93,7 @@ def as_markdown(result: dict, command: str = "") -> str:
     out += ["| " + " | ".join(row[:-1]) + " |" for row in process_rows(result)]
     out += ["", *(f"- {line}" for line in connection_lines(result) + cpu_lines(result))]
     if result["cpu"]["top"]:
-        out += ["", "| function (leaf) | layer | % of sampled CPU |", "|---|---|---|"]
+        out += ["", "| function (leaf) | layer | % of on-CPU time |", "|---|---|---|"]
         out += [f"| `{t['function']}` | {t['layer']} | {t['percent']:.1f} |" for t in result["cpu"]["top"][:8]]
     out += ["", f"Machine: {result['machine']}. Versions: "
             + ", ".join(f"{k} {v}" for k, v in result["versions"].items()) + ".", ""]
@@ -102,7 +109,7 @@ def flame_svg(result: dict) -> str:
     cpu = result["cpu"]
     if not cpu.get("stacks"):
         return ""
-    return flame.svg(cpu["stacks"], cpu["rules"], f"{result['entry']} {result['op']}: CPU samples by layer")
+    return flame.svg(cpu["stacks"], cpu["rules"], f"{result['entry']} {result['op']}: samples by layer, per thread")
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -123,7 +130,8 @@ def as_html_section(result: dict, svg: str = "") -> str:
     else:
         parts.append(_table(["layer", "share", "what it is"],
                             [[k, f"{v:.1f}%", layers.WHAT.get(k.split(" ")[0], "")] for k, v in cpu["shares"].items()]))
-        parts.append(_table(["function (leaf)", "layer", "% of sampled CPU"],
+        parts.append("".join(f"<p>{html.escape(line)}</p>" for line in cpu_lines(result)[1:]))
+        parts.append(_table(["function (leaf)", "layer", "% of on-CPU time"],
                             [[t["function"], t["layer"], f"{t['percent']:.1f}"] for t in cpu["top"]]))
     if svg:
         parts.append(f'<div class="flame" style="overflow-x:auto">{svg}</div>')

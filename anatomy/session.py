@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
-from anatomy import driver_parts, layers, pprof, pyspy
+from anatomy import driver_parts, layers, pprof, pyspy, threadcpu
 from backends import DEFAULT_USERS
 from anatomy.census import SPAWNER, WORKER, Census
 from anatomy.connections import Connections
@@ -62,6 +62,8 @@ class Profiler:
     def __init__(self, entry: catalog.Entry, workdir: Path, pprof_port: int | None):
         self.entry, self.workdir, self.pprof_port = entry, workdir, pprof_port
         self.stacks: dict[int, str] = {}
+        self.threads: dict[int, threadcpu.Window] = {}  # each thread's CPU over the sampling window
+        self.walls: dict[int, str] = {}  # wall samples (waiting threads included), for the off-CPU time
         self.why = ""
         self.thread: threading.Thread | None = None
 
@@ -86,10 +88,15 @@ class Profiler:
         self.why = pyspy.unavailable()
         if self.why:
             return
+        before = {pid: threadcpu.snapshot(pid) for pid in pids}
         procs = {pid: pyspy.start(pid, seconds, self.workdir / f"pyspy-{pid}.txt") for pid in pids}
+        walls = {pid: pyspy.start(pid, seconds, self.workdir / f"pyspy-wall-{pid}.txt", wall=True) for pid in pids}
         whys = []
         for pid, proc in procs.items():
             text, why = pyspy.finish(proc, self.workdir / f"pyspy-{pid}.txt", seconds + 30)
+            self.threads[pid] = threadcpu.between(before[pid], threadcpu.snapshot(pid))
+            wall, _ = pyspy.finish(walls[pid], self.workdir / f"pyspy-wall-{pid}.txt", seconds + 30)
+            self.walls[pid] = wall  # without it only the off-CPU table is missing
             if why:
                 whys.append(why)
             else:
@@ -98,8 +105,8 @@ class Profiler:
             self.why = whys[0] if whys else "no worker was sampled"
 
 
-def cpu_section(entry: catalog.Entry, profiler: Profiler, processes: list, window: float, workers: int) -> dict:
-    """Layer shares (idle included, summing to 100), top functions, and the stacks for the flame graph."""
+def cpu_section(entry: catalog.Entry, profiler: Profiler, processes: list) -> dict:
+    """On-CPU time by layer (shares summing to 100), held time apart, top functions, the flame graph's stacks."""
     rules = layers.rules_for(entry.server, entry.app)
     if not profiler.stacks:
         return {"why": profiler.why or "no profile", "shares": {}, "top": [], "stacks": []}
@@ -108,21 +115,33 @@ def cpu_section(entry: catalog.Entry, profiler: Profiler, processes: list, windo
     for pid, text in profiler.stacks.items():
         stacks = layers.parse_collapsed(text)
         all_stacks += stacks
-        samples = sum(c for _, c in stacks)
-        if entry.language == "go":  # milliseconds of CPU over GOMAXPROCS cores
-            part = layers.attribute(stacks, rules, scale=1e-3)
-            part.by_layer[layers.IDLE] += max(0.0, window * workers - part.active)
-        else:  # samples scaled to the process's CPU seconds; the rest of its wall time idle
-            cpu = cpu_of.get(pid, 0.0)
-            part = layers.attribute(stacks, rules, scale=(cpu / samples) if samples else 0.0)
-            part.by_layer[layers.IDLE] += max(0.0, window - cpu)
-        parts.append(part)
+        if entry.language == "go":  # pprof's samples are on-CPU time already: milliseconds
+            parts.append(layers.attribute(stacks, rules, scale=1e-3))
+        else:  # each thread's samples weighted by its own CPU time over the window
+            threads = profiler.threads.get(pid) or threadcpu.Window(cpu_of.get(pid, 0.0), {}, {})
+            wall = layers.parse_collapsed(profiler.walls.get(pid, ""))
+            parts.append(layers.attribute_threads(stacks, rules, threads.threads, threads.process, threads.names,
+                                                  wall, pyspy.WALL_RATE, main_tid=pid))
     total = layers.merge(parts)
     return {"why": "", "shares": {rules.label(k): round(v, 1) for k, v in total.shares().items()},
             "layers": {k: round(v, 1) for k, v in total.shares().items()},
+            "cpu_s": round(total.active, 3),
+            "held_s": round(sum(total.held.values()), 3),
             "top": [{"function": f, "layer": l, "percent": round(p, 1)} for f, l, p in total.top_functions(12)],
             "driver_parts": driver_parts.split(all_stacks),
+            "top_held": [{"function": f, "layer": l, "seconds": round(w, 2)} for f, l, w in total.top_held(6)],
+            "threads": [{"pid": pid, "tid": tid, "name": window.names.get(tid, ""), "cpu_s": round(cpu, 3)}
+                        for pid, window in profiler.threads.items() for tid, cpu in window.threads.items() if cpu],
             "profiled_pids": sorted(profiler.stacks), "stacks": all_stacks, "rules": rules}
+
+
+def per_request(cpu: dict, processes: list, requests_per_s: float | None) -> None:
+    """Adds the workers' CPU per request, and each layer's share of it, in microseconds."""
+    if cpu.get("why") or not requests_per_s:
+        return
+    busy = sum(p.cpu_percent for p in processes if p.role == WORKER) / 100.0  # CPU seconds per second
+    cpu["worker_us_per_request"] = round(1e6 * busy / requests_per_s, 1)
+    cpu["layer_us_per_request"] = {k: round(v / 100.0 * cpu["worker_us_per_request"], 1) for k, v in cpu["layers"].items()}
 
 
 def run(settings: Settings) -> dict:
@@ -190,7 +209,8 @@ def _observe(entry, settings: Settings, server: EntryProcess, port: int, backend
     connections["backend_new_per_request"] = (round(whole / measured.requests, 3)
                                               if whole is not None and measured and measured.requests else None)
     processes = census.result(conns.serving_pids())
-    cpu = cpu_section(entry, profiler, processes, census.ended - census.started, server.workers or 1)
+    cpu = cpu_section(entry, profiler, processes)
+    per_request(cpu, processes, measured.requests_per_s if measured else None)
     return {
         "load": {"requests_per_s": measured.requests_per_s if measured else None,
                  "requests": measured.requests if measured else None,
