@@ -18,7 +18,7 @@ from rich.markup import escape
 from servers.core import catalog
 from servers.core.catalog import Entry
 
-from bench import compare, defaults, plan as planning, presets, reports, rounds, schema, selection
+from bench import capacity, compare, defaults, plan as planning, presets, reports, rounds, schema, selection
 from bench.anatomy_run import write_anatomy
 from bench.progress import Progress
 from bench.runner import Runner
@@ -26,7 +26,7 @@ from bench.tools import DEFAULT_TOOL, TOOLS, ToolMissing, Unsupported
 from processes.bounded import interrupt
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMANDS = ("run", "report", "compare", "presets")
+COMMANDS = ("run", "report", "compare", "presets", "capacity")
 EXIT_USAGE = 2
 
 # The top-level help is run's help (a run's options are what a reader looks for), with the other
@@ -45,6 +45,7 @@ commands:
   report     regenerate results.md and report.html from a results.jsonl
   compare    two results files side by side (Markdown, with ratios)
   presets    list the named benchmarks and their expected run time
+  capacity   `run --capacity`: each stack's capacity within the latency bound (--slo)
 """
 
 EXAMPLES = """\
@@ -99,6 +100,15 @@ def positive_float(text: str) -> float:
     return value
 
 
+def slo_text(text: str) -> str:
+    """--slo: checked here (a bad bound is a usage error), kept as given (bench/capacity.py parses it)."""
+    try:
+        capacity.Slo.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
     sel = p.add_argument_group("what to benchmark")
     sel.add_argument("--servers", metavar="SPEC",
@@ -115,7 +125,18 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                           "options given as well override it")
     sel.add_argument("--quick", action="store_true",
                      help="a small matrix in a few minutes: 3 s runs (5000 requests for ab); alone, one "
-                          "stack of every framework, one Go stack and every route")
+                          "stack of every framework, one Go stack and every route; capacity ramps of "
+                          f"{' and '.join(planning.QUICK_CAPACITY_OPS)} with 1 s steps")
+    sel.add_argument("--capacity", action="store_true",
+                     help="only capacity ramps: per stack and operation, open-loop steps at constant rates "
+                          "(vegeta, latency from each request's intended send time), a geometric ladder then "
+                          "bisection, to the highest rate that holds --slo; the load tool's own limit is "
+                          "measured first against Go net/http")
+    sel.add_argument("--slo", metavar="BOUNDS", type=slo_text,
+                     help=f"the capacity's latency bound: p50/p90/p99/p99.9 in ms, s or us, comma "
+                          f"separated, and >= {100 * capacity.MIN_SUCCESS:g}%% of requests succeed (default "
+                          f"{capacity.DEFAULT_SLO}: the suite's routes answer in a few ms on a stack that "
+                          f"holds its rate, seconds past it)")
     load = p.add_argument_group("the load")
     load.add_argument("--tool", choices=list(TOOLS), help=f"load tool (default {DEFAULT_TOOL})")
     load.add_argument("--connections", "-c", type=csv_ints, metavar="N[,N...]",
@@ -249,7 +270,7 @@ def target_entry(name: str | None, url: str) -> Entry:
 
 # What settings_from works out itself; every other Settings field is a run option of the same dest,
 # taken as given (None: not given, so the preset's or Settings' own default stands).
-WORKED_OUT = {"servers", "ops", "target", "preset", "quick", "keepalive"}
+WORKED_OUT = {"servers", "ops", "target", "preset", "quick", "keepalive", "capacity_ops", "capacity_only", "ramp"}
 OPTION_SETTINGS = [f.name for f in fields(planning.Settings) if f.name not in WORKED_OUT]
 
 
@@ -293,6 +314,10 @@ def settings_from(args: argparse.Namespace) -> tuple[planning.Settings, list[Ent
                 s.servers = list(planning.QUICK_SERVERS) if args.quick else [e.name for e in catalog.ENTRIES]
             if args.ops:
                 s.ops = selection.select_ops(args.ops)
+    if args.capacity:
+        s.capacity_only, s.capacity_ops = True, list(s.ops)
+    elif args.quick and not args.preset:
+        s.capacity_ops = [op for op in planning.QUICK_CAPACITY_OPS if op in s.ops]
     check_settings(s, args)
     return s, target_entries
 
@@ -473,6 +498,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(print_overview())
     if argv[0] not in COMMANDS:  # options alone, --help included, are run's
         argv.insert(0, "run")
+    if argv[0] == "capacity":  # `bench.sh capacity ...` is `bench.sh run --capacity ...`
+        argv[:1] = ["run", "--capacity"]
     args = build_parser().parse_args(argv)
     console = Console(stderr=True, highlight=False, soft_wrap=True)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):

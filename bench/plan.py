@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from servers.core import catalog
 from servers.core.catalog import Entry
 
-from bench import defaults
+from bench import capacity, defaults
 from bench.tools import DEFAULT_TOOL
 
 DEFAULT_CONNECTIONS = (defaults.CONNECTIONS,)
@@ -31,6 +31,8 @@ RUN_OVERHEAD_S = 0.7
 START_OVERHEAD_S = 3.0
 BACKENDS_OVERHEAD_S = 8.0
 PROBE_OVERHEAD_S = 0.4  # the noise probe before and after a run
+# --quick also ramps these operations to their capacity within the SLO (bench/capacity.py)
+QUICK_CAPACITY_OPS = ("hello", "redis-pooled")
 
 
 @dataclass
@@ -63,12 +65,17 @@ class Settings:
     load_workers: int = 0  # locust: local worker processes of its distributed mode (0: one process)
     remote_workers: int = 0  # locust: workers on other load hosts the master waits for
     master_bind: str = ""  # locust: the master's HOST[:PORT]
+    # capacity ramps (bench/capacity.py): the operations ramped, and whether only those run
+    capacity_ops: list[str] = field(default_factory=list)
+    capacity_only: bool = False
+    slo: str = capacity.DEFAULT_SLO
+    ramp: capacity.RampSettings = field(default_factory=capacity.RampSettings)
 
     def scaled_quick(self) -> "Settings":
-        """--quick: shorter runs, fewer requests (the matrix is not changed here)."""
+        """--quick: shorter runs, fewer requests, short ramp steps (the matrix is not changed here)."""
         return replace(self, quick=True, duration_s=min(self.duration_s, QUICK_DURATION_S),
                        requests=min(self.requests, QUICK_REQUESTS) if self.requests else None,
-                       repeat=min(self.repeat, QUICK_REPEAT))
+                       repeat=min(self.repeat, QUICK_REPEAT), ramp=capacity.QUICK_RAMP)
 
 
 @dataclass(frozen=True)
@@ -86,17 +93,21 @@ class RunSpec:
     repeat: int
     repeats: int
     workers: int | None
+    mode: str = ""  # "capacity": a ramp to the rate held within the SLO (bench/capacity.py)
 
     @property
     def loop(self) -> str:
-        return "open" if self.rate else "closed"
+        return "open" if self.rate or self.mode else "closed"
 
     @property
     def group(self) -> tuple:
         """Runs of one group differ only by repeat: they share one warm-up."""
-        return (self.entry.name, self.operation, self.keepalive, self.connections, self.rate)
+        return (self.entry.name, self.operation, self.keepalive, self.connections, self.rate, self.mode)
 
     def describe(self) -> str:
+        if self.mode:
+            rep = f" #{self.repeat + 1}/{self.repeats}" if self.repeats > 1 else ""
+            return f"{self.entry.name} {self.operation} {self.mode} ramp{rep}"
         load = f"rate={self.rate:g}/s" if self.rate else f"c={self.connections}"
         if self.threads and self.tool == "wrk":
             load += f" t={self.threads}"
@@ -132,12 +143,14 @@ class Plan:
     def estimate_s(self) -> float:
         """Expected wall time: each run's warm-up and load plus overheads (an upper bound for ab -n)."""
         s = self.settings
-        groups = {run.group for run in self.runs}
         # interleaved rounds start every server once per round, and warm it up again
         rounds = s.repeat if s.rounds_order == "interleaved" else 1
         probe = PROBE_OVERHEAD_S if s.noise_probe else 0.0
-        load = sum(run.duration_s + RUN_OVERHEAD_S + probe for run in self.runs)
-        warmup = rounds * len(groups) * (s.warmup_s + RUN_OVERHEAD_S)
+        ramp_s = capacity.estimate_ramp_s(s.ramp, capacity.Slo.parse(s.slo))
+        load = sum((ramp_s if run.mode else run.duration_s) + RUN_OVERHEAD_S + probe for run in self.runs)
+        if any(run.mode for run in self.runs):
+            load += ramp_s * 1.5 + START_OVERHEAD_S  # the tool's own limit, against a trivial server
+        warmup = rounds * len({run.group for run in self.runs if not run.mode}) * (s.warmup_s + RUN_OVERHEAD_S)
         starts = 0.0 if s.target else rounds * len(self.entries) * START_OVERHEAD_S
         return load + warmup + starts + (BACKENDS_OVERHEAD_S if self.backends() else 0.0)
 
@@ -184,6 +197,8 @@ def build(settings: Settings, entries: list[Entry] | None = None) -> Plan:
             if op not in entry.ops:
                 plan.skipped.append(f"{entry.name} {op}: not an operation of this entry")
                 continue
+            if settings.capacity_only:
+                continue
             for keepalive in settings.keepalive:
                 for connections, rate in loads:
                     for repeat in range(settings.repeat):
@@ -192,6 +207,13 @@ def build(settings: Settings, entries: list[Entry] | None = None) -> Plan:
                             connections=connections, threads=settings.threads, rate=rate,
                             keepalive=keepalive, duration_s=settings.duration_s, requests=settings.requests,
                             repeat=repeat, repeats=settings.repeat, workers=workers))
+        for op in settings.capacity_ops:
+            if op in entry.ops and op in settings.ops:
+                runs += [RunSpec(entry=entry, operation=op, path=catalog.OPERATIONS[op], tool="vegeta",
+                                 connections=0, threads=None, rate=None, keepalive=True,
+                                 duration_s=settings.ramp.step_s, requests=None, repeat=repeat,
+                                 repeats=settings.repeat, workers=workers, mode="capacity")
+                         for repeat in range(settings.repeat)]
         if runs:
             plan.entries.append(EntryPlan(entry, workers, runs, notes))
     return plan

@@ -34,6 +34,7 @@ class Preset:
     server_cores: int | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
     repeats: int = 3  # the repeats its comparison needs to be read with an interval (see the docstring)
+    capacity: bool = False  # capacity ramps of every operation instead of fixed loads (bench/capacity.py)
 
     def settings(self, quick: bool = False, **overrides) -> Settings:
         s = Settings(
@@ -42,6 +43,8 @@ class Preset:
             threads=self.threads, duration_s=self.duration_s, requests=self.requests, rates=list(self.rates),
             keepalive=list(self.keepalive), workers=self.workers, server_cores=self.server_cores,
             preset=self.name, repeat=self.repeats)
+        if self.capacity:
+            s.capacity_only, s.capacity_ops = True, list(s.ops)
         s = replace(s, **overrides)
         return s.scaled_quick() if quick else s
 
@@ -50,6 +53,8 @@ class Preset:
         return f"{len(plan.runs)} runs, about {format_duration(plan.estimate_s())}"
 
     def command_line(self) -> str:
+        if self.capacity:
+            return f"--capacity --servers {self.servers} --ops {self.ops} --repeat {self.repeats}"
         parts = [f"--servers {self.servers}", f"--ops {self.ops}", f"--tool {self.tool}"]
         if self.rates:
             parts.append("--rate " + ",".join(f"{r:g}" for r in self.rates))
@@ -120,6 +125,12 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            ops="hello,json,redis-pooled", tool="wrk", connections=(50,), duration_s=10.0, repeats=3,
            notes=("every stack with its catalog default of workers (one per core); read req/s beside "
                   "cpu ms/req: on 2 shared cores the load tool takes its share too",)),
+    Preset("capacity-curves", "each stack's capacity within p99 <= 25 ms and its whole latency/throughput "
+                              "curve: hello, json and redis-pooled, Flask to Go",
+           servers="flask_gunicorn,flask_gevent,falcon_gunicorn_gthread,sanic,fastapi_uvicorn,starlette_granian,"
+                   "tornado,nethttp", ops="hello,json,redis-pooled", tool="vegeta", capacity=True, repeats=3,
+           notes=("open-loop ramps: 5 s steps after a 1 s warm-up, a ladder x2 from 250/s, a failing step "
+                  "measured twice, bisection to 10 %; the load tool's own limit is measured first",)),
 )}
 
 

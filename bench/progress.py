@@ -34,6 +34,12 @@ def run_line(result: Result) -> str:
         parts.append(f"cpu {result.cpu_per_request_ms:.3f} ms/req")
     if result.noisy:
         parts.append(f"NOISY: probe moved {result.probe_moved_pct:.1f}%")
+    if result.mode:
+        parts.insert(0, f"sent {fmt_num(result.sent_rate)}/s of {fmt_num(result.rate)}/s")
+        if result.slo_held is not None:
+            parts.append("SLO held" if result.slo_held else "SLO missed: " + "; ".join(result.slo_misses))
+    if result.void_reasons:
+        parts.append("VOID: " + "; ".join(result.void_reasons))
     return ", ".join(parts)
 
 

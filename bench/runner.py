@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bench import hosts, noise, pinning, rounds, schema, verify
+from bench import hosts, noise, pinning, rounds, schema, selfcheck, verify
+from bench.capacity_run import Ramper
 from bench.ceiling import Ceilings
 from bench.plan import Plan, RunSpec
 from bench.progress import Progress
@@ -62,6 +63,7 @@ class Runner:
         self.tool = get_tool(self.settings.tool)
         self.probe: noise.Probe | None = None
         self.backend_urls: dict[str, str] = {}
+        self.ramper = Ramper(self)  # capacity ramps (bench/capacity_run.py)
 
     # -- checks before anything starts ---------------------------------------------------------
     def load_spec(self, run: RunSpec, base_url: str, stem: str, duration_s: float | None = None,
@@ -79,7 +81,10 @@ class Runner:
         """Raise ToolMissing or Unsupported before any process is started."""
         self.tool.binary()
         for run in self.plan.runs:
-            self.tool.check(self.load_spec(run, "http://127.0.0.1:1", "check"))
+            if run.mode:
+                self.ramper.tool.vegeta.binary()
+            else:
+                self.tool.check(self.load_spec(run, "http://127.0.0.1:1", "check"))
 
     # -- the benchmark -------------------------------------------------------------------------
     def execute(self) -> list[Result]:
@@ -114,6 +119,8 @@ class Runner:
             self.backend_urls = {"mongo": session.mongo_url, "redis": session.redis_url}
             self.ceilings = Ceilings({"mongo": session.mongo_url, "redis": session.redis_url}, s.users,
                                      self.progress.note)
+            if any(run.mode for run in self.plan.runs):
+                self.ramper.calibrate(ctx)
             for stint in rounds.schedule(self.plan):
                 group, runs = stint.group, stint.runs
                 if backend_failure:  # recorded as failed; the entry still runs its other routes
@@ -163,6 +170,9 @@ class Runner:
                 if contract_failure[run.operation] is not None:
                     self.record_failure(ctx, run, f"contract: {contract_failure[run.operation]}", server=server,
                                         notes=notes)
+                    continue
+                if run.mode:  # a capacity ramp: its steps warm up themselves
+                    self.ramper.ramp(ctx, run, base_url, server, notes)
                     continue
                 if run.group not in warmed and s.warmup_s > 0:
                     warmed.add(run.group)
@@ -219,12 +229,14 @@ class Runner:
         result.ids = self.tool.ids(spec)
         result.rerun = rerun
         probe_token = self.probe.begin() if self.probe is not None else None
+        watch = selfcheck.Watch(base_url, ctx.pinning.tool_cpus if ctx.pinning.enabled else [])
         if server is not None:
-            with TreeSampler(server.pid) as sampler:
+            with TreeSampler(server.pid) as sampler, watch:
                 done = run_bounded(argv, timeout=self.tool.time_limit(spec))
             result.server_cpu_s, result.server_peak_rss_mb = sampler.cpu_s, sampler.peak_rss_mb
         else:
-            done = run_bounded(argv, timeout=self.tool.time_limit(spec))
+            with watch:
+                done = run_bounded(argv, timeout=self.tool.time_limit(spec))
         if probe_token is not None:
             self.apply_probe(result, self.probe.end(probe_token))
         raw = self.tool.collect(spec, done.stdout, done.stderr)
@@ -248,7 +260,24 @@ class Runner:
                 f"server exited during the run (code {server.proc.poll()}): {server.stderr_tail()}"
         if result.server_cpu_s is not None and result.requests:
             result.cpu_per_request_ms = round(result.server_cpu_s * 1000 / result.requests, 4)
+        self.check(result, watch.result)
         return result
+
+    def check(self, result: Result, watched: selfcheck.Watched) -> None:
+        """The cell's self-check: the tool's CPU, the connections open, Little's law, the backend's share."""
+        result.tool_cpu_s, result.tool_cpu_pct = watched.tool_cpu_s, watched.tool_cpu_pct
+        result.tool_cores_busy_pct, result.connections_open = watched.tool_cores_busy_pct, watched.connections_open
+        if not result.ok:
+            return
+        mean = result.latency_ms.get("mean")
+        result.littles_ratio = selfcheck.littles_ratio(result.connections, result.requests_per_s, mean)
+        if result.littles_ratio is not None:
+            result.littles_ratio = round(result.littles_ratio, 3)
+        result.void_reasons = selfcheck.void_reasons(selfcheck.Check(
+            loop=result.loop, tool_cpu_pct=watched.tool_cpu_pct, tool_cores_busy_pct=watched.tool_cores_busy_pct,
+            connections=result.connections,
+            connections_open=watched.connections_open, requests_per_s=result.requests_per_s, mean_latency_ms=mean,
+            offered_rate=result.rate, sent_rate=None, backend_share=ceiling.share(result)))
 
     def apply_probe(self, result: Result, reading: noise.Reading) -> None:
         result.probe_before, result.probe_after = reading.before, reading.after

@@ -100,6 +100,26 @@ class Result:
     server_peak_rss_mb: float | None = None
     # what the backend alone served at this concurrency (backends.ceiling), for backend routes
     backend_ceiling: dict = field(default_factory=dict)
+    # the cell's self-check (bench/selfcheck.py): the load tool's own CPU, its cores' busy share, the
+    # connections actually open, rate x mean latency / connections; void_reasons non-empty: the stack
+    # was not the bound (shown, never ranked)
+    tool_cpu_s: float | None = None
+    tool_cpu_pct: float | None = None
+    tool_cores_busy_pct: float | None = None
+    connections_open: int | None = None
+    littles_ratio: float | None = None
+    void_reasons: list[str] = field(default_factory=list)
+    # a step of a capacity ramp (bench/capacity.py): mode "capacity" (or "calibration", the tool's own
+    # limit against a trivial server), the ramp's phase, what was sent of the offered `rate`, how late,
+    # vegeta's latency from the actual send (latency_ms counts from the intended send), the SLO
+    mode: str = ""
+    phase: str = ""
+    sent_rate: float | None = None
+    send_lag_p99_ms: float | None = None
+    service_latency_ms: dict = field(default_factory=dict)
+    slo: dict = field(default_factory=dict)
+    slo_held: bool | None = None
+    slo_misses: list[str] = field(default_factory=list)
     # the context
     status: str = "ok"  # "ok" or "failed" (then failure says why)
     failure: str = ""
@@ -148,6 +168,10 @@ class Result:
     @property
     def ok(self) -> bool:
         return self.status == "ok"
+
+    @property
+    def void(self) -> bool:
+        return bool(self.void_reasons)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=False)

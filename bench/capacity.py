@@ -1,0 +1,330 @@
+"""Capacity within a latency bound: the SLO, the ramp that searches for it, and what a run's steps add up to.
+
+A ramp offers one constant rate per step (bench/tools/openloop.py, latency from each request's
+intended send time): a geometric ladder up from `start_rate` until a step breaks the SLO, then
+bisection between the last rate that held and the first that did not, down to `resolution`.
+Every stack climbs the same ladder, so they share rungs: the common rate, where each stack's CPU
+per request is compared, is one of them. A step that breaks the SLO is measured again once
+(`confirm`) before the ramp believes it: one step is not enough on a shared machine. A void step
+(bench/selfcheck.py: the tool, not the stack, was the bound) stops the climb like a failure, and
+bisection goes on below it: when no step between the capacity found and the void one failed on
+the stack's own account, the capacity is a lower bound, and the cell is void.
+
+Each step is one Result line (mode "capacity", or "calibration" for the tool's own limit); the
+summaries below are derived from those lines, never stored.
+"""
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from dataclasses import dataclass, field
+from typing import Callable
+
+# Why p99 <= 25 ms: the suite's routes are a hello, a JSON body and one Redis or Mongo lookup on
+# loopback; a stack that holds them serves a p99 of a few ms (Go net/http 6 ms at 20k/s, sanic
+# 10 ms at 16k/s, flask on gunicorn sync 24 ms at 1,500/s, measured here) and collapses to
+# seconds within a factor of 2 past its capacity. 25 ms separates the two on a noisy 2-core machine.
+DEFAULT_SLO = "p99=25ms"
+MIN_SUCCESS = 0.999
+COMMON_FRACTION = 0.5  # the common rate: a rung at or below this share of the slowest capacity
+UNITS_MS = {"ms": 1.0, "s": 1000.0, "us": 0.001}
+
+
+@dataclass(frozen=True)
+class Slo:
+    """Latency bounds (ms) by percentile and the share of requests that must succeed."""
+
+    bounds: tuple[tuple[str, float], ...] = (("p99", 25.0),)
+    min_success: float = MIN_SUCCESS
+
+    @classmethod
+    def parse(cls, text: str) -> "Slo":
+        """'p99=25ms', 'p50=5ms,p99=25ms,p99.9=100ms' (units ms, s or us; plain numbers are ms)."""
+        bounds = []
+        for part in [p.strip() for p in text.split(",") if p.strip()]:
+            match = re.fullmatch(r"(p50|p90|p99|p99\.9)\s*[=<]=?\s*([\d.]+)\s*(ms|s|us)?", part)
+            if not match:
+                raise ValueError(f"--slo {text!r}: expected e.g. p99=25ms (p50, p90, p99 or p99.9; ms, s or us)")
+            bounds.append((match.group(1), float(match.group(2)) * UNITS_MS[match.group(3) or "ms"]))
+        if not bounds:
+            raise ValueError(f"--slo {text!r}: no bound")
+        return cls(tuple(bounds))
+
+    def describe(self) -> str:
+        return ", ".join(f"{k} <= {v:g} ms" for k, v in self.bounds) + f", >= {100 * self.min_success:g}% succeed"
+
+    def as_dict(self) -> dict:
+        return {"bounds_ms": dict(self.bounds), "min_success": self.min_success}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Slo":
+        return cls(tuple((data.get("bounds_ms") or {}).items()), data.get("min_success", MIN_SUCCESS))
+
+    def misses(self, latency_ms: dict, success_ratio: float | None) -> list[str]:
+        """What of the SLO a step missed ([] when it held)."""
+        why = []
+        for key, bound in self.bounds:
+            value = latency_ms.get(key)
+            if value is None or value > bound:
+                why.append(f"{key} {'unknown' if value is None else f'{value:g} ms'} > {bound:g} ms")
+        if success_ratio is None or success_ratio < self.min_success:
+            why.append(f"success {100 * (success_ratio or 0):.2f}% < {100 * self.min_success:g}%")
+        return why
+
+    @property
+    def tightest_quantile(self) -> float:
+        return max(float(k[1:]) for k, _ in self.bounds)
+
+
+@dataclass(frozen=True)
+class RampSettings:
+    start_rate: float = 250.0
+    factor: float = 2.0
+    max_rate: float = 64_000.0
+    resolution: float = 1.1  # bisect until first failed / last held <= this
+    max_bisections: int = 3
+    step_s: float = 5.0  # measured seconds of a step (at least; see step_seconds)
+    warmup_s: float = 1.0  # sent before each step's window, not counted
+    tail_samples: int = 10  # requests beyond the tightest percentile a step must have
+    confirm: bool = True  # measure a failing step again before believing it
+
+    def step_seconds(self, rate: float, slo: Slo) -> float:
+        """Measured seconds at rate: step_s, or longer until tail_samples lie beyond the percentile."""
+        needed = self.tail_samples / (1 - slo.tightest_quantile / 100)
+        return max(self.step_s, needed / rate)
+
+    def ladder(self) -> list[float]:
+        rates, rate = [], self.start_rate
+        while rate <= self.max_rate:
+            rates.append(rate)
+            rate *= self.factor
+        return rates
+
+
+QUICK_RAMP = RampSettings(start_rate=500.0, step_s=1.0, warmup_s=0.3, tail_samples=5, max_bisections=2,
+                          resolution=1.25)
+
+
+@dataclass
+class Outcome:
+    """What a ramp needs of one step: did the SLO hold, was the step void."""
+
+    rate: float
+    held: bool
+    void: bool = False
+    why: str = ""
+
+
+def run_ramp(measure: Callable[[float, str], Outcome], settings: RampSettings,
+             limit: float | None = None) -> list[Outcome]:
+    """Climb, confirm, bisect; measure(rate, phase) runs one step. Returns every outcome in order."""
+    outcomes: list[Outcome] = []
+
+    def step(rate: float, phase: str) -> Outcome:
+        outcome = measure(rate, phase)
+        outcomes.append(outcome)
+        # a failing rung is measured again before the ladder stops on it; a failing bisection step
+        # only narrows the bracket, so it is believed at once
+        if not outcome.void and not outcome.held and settings.confirm and phase in ("ladder", "down"):
+            again = measure(rate, "confirm")
+            outcomes.append(again)
+            return again
+        return outcome
+
+    # held: the highest rate that held; failed: the lowest that did not, or that was void (the tool,
+    # not the stack, was the bound there: unknown, but no use climbing past it)
+    held, failed = None, None
+    for rate in settings.ladder():
+        if limit and rate > limit:  # above the tool's own limit every step would be void
+            break
+        o = step(rate, "ladder")
+        if o.held and not o.void:
+            held = rate
+        else:
+            failed = rate
+            break
+    if held is None and failed is not None:  # the first rung failed: down the ladder
+        rate = failed
+        for _ in range(3):
+            rate /= settings.factor
+            o = step(rate, "down")
+            if o.held and not o.void:
+                held = rate
+                break
+            failed = rate
+    if held is None or failed is None:
+        return outcomes
+    for _ in range(settings.max_bisections):
+        if failed / held <= settings.resolution:
+            break
+        mid = _round_rate(math.sqrt(held * failed))
+        if mid <= held or mid >= failed:
+            break
+        o = step(mid, "bisect")
+        if o.held and not o.void:
+            held = mid
+        else:
+            failed = mid
+    return outcomes
+
+
+def _round_rate(rate: float) -> float:
+    """Two significant digits: rates a reader can compare across stacks (1,400/s, not 1,414.2/s)."""
+    return float(f"{rate:.2g}")
+
+
+def estimate_ramp_s(settings: RampSettings, slo: Slo, steps: int = 8) -> float:
+    """About how long one ramp takes (for the plan's estimate): steps at rung rates, with overhead."""
+    rates = settings.ladder()[:steps] or [settings.start_rate]
+    rates += [rates[-1]] * (steps - len(rates))
+    return sum(settings.step_seconds(r, slo) + settings.warmup_s + 0.8 for r in rates)
+
+
+# -- what the steps of a run add up to (read from Result lines) ----------------------------------
+@dataclass
+class Ramp:
+    """One ramp of one stack and operation: its steps, the rate it held, and whether it ended void."""
+
+    steps: list = field(default_factory=list)  # Result lines, in order
+
+    @property
+    def decided(self) -> dict[float, bool]:
+        """rate -> held, the last (non-void) step at each rate deciding (a confirmation overrides)."""
+        out: dict[float, bool] = {}
+        for r in self.steps:
+            if r.ok and not r.void_reasons and r.slo_held is not None:
+                out[r.rate] = bool(r.slo_held)
+        return out
+
+    @property
+    def capacity(self) -> float | None:
+        decided = self.decided
+        failed = [rate for rate, held in decided.items() if not held]
+        ceiling = min(failed) if failed else math.inf
+        held = [rate for rate, ok in decided.items() if ok and rate < ceiling]
+        return max(held) if held else None
+
+    @property
+    def first_failed(self) -> float | None:
+        failed = [rate for rate, held in self.decided.items() if not held]
+        return min(failed) if failed else None
+
+    @property
+    def void_reasons(self) -> list[str]:
+        """Why the ramp's capacity is only a lower bound: no step above it failed on the stack's
+        account, and one there was void (the tool or the backend was the bound). Else []."""
+        capacity, failed = self.capacity or 0.0, self.first_failed or math.inf
+        for r in self.steps:
+            if r.ok and r.void_reasons and capacity < r.rate < failed:
+                return list(r.void_reasons)
+        return []
+
+
+def _ramp_key(r) -> tuple:
+    return (r.entrypoint, r.operation, r.keepalive, r.workers, r.target, r.mode)
+
+
+def ramps(results: list) -> dict[tuple, list[Ramp]]:
+    """(entrypoint, operation, keepalive, workers, target, mode) -> its ramps, one per repeat."""
+    out: dict[tuple, dict[int, Ramp]] = {}
+    for r in results:
+        if r.mode not in ("capacity", "calibration") or r.superseded:
+            continue
+        out.setdefault(_ramp_key(r), {}).setdefault(r.repeat, Ramp()).steps.append(r)
+    return {k: [v[i] for i in sorted(v)] for k, v in out.items()}
+
+
+@dataclass
+class Capacity:
+    """A stack's capacity on one operation over its repeats."""
+
+    entrypoint: str
+    operation: str
+    first: object  # the first step Result (stack facts: dev_only, workers, ...)
+    ramps: list[Ramp]
+    slo: Slo
+
+    @property
+    def values(self) -> list[float]:
+        return [c for c in (r.capacity for r in self.ramps) if c is not None]
+
+    @property
+    def capacity(self) -> float | None:
+        return statistics.median(self.values) if self.values else None
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """min-max of the ramps' capacities (repeats), else the bracket of the one ramp: held .. failed."""
+        if len(self.values) >= 2:
+            return min(self.values), max(self.values)
+        if len(self.ramps) == 1 and self.values and self.ramps[0].first_failed:
+            return self.values[0], self.ramps[0].first_failed
+        return None
+
+    @property
+    def void_reasons(self) -> list[str]:
+        reasons = []
+        for ramp in self.ramps:
+            reasons += [w for w in ramp.void_reasons if w not in reasons]
+        return reasons
+
+    @property
+    def void(self) -> bool:
+        """The ramp ended on the tool or the backend: its capacity is a lower bound, not ranked."""
+        return bool(self.void_reasons)
+
+    def step_at(self, rate: float) -> list:
+        return [r for ramp in self.ramps for r in ramp.steps if r.rate == rate and r.ok and not r.void_reasons]
+
+    def cost_at(self, rate: float) -> tuple[float | None, float | None]:
+        """(server CPU us per request, peak RSS MB) at rate, medians over the steps there."""
+        steps = self.step_at(rate)
+        cpu = [1000 * r.cpu_per_request_ms for r in steps if r.cpu_per_request_ms is not None]
+        rss = [r.server_peak_rss_mb for r in steps if r.server_peak_rss_mb is not None]
+        return (statistics.median(cpu) if cpu else None, statistics.median(rss) if rss else None)
+
+    def curve(self) -> list:
+        """Every non-superseded step, by offered rate (the latency/throughput curve)."""
+        return sorted((r for ramp in self.ramps for r in ramp.steps if r.ok), key=lambda r: (r.rate, r.sequence))
+
+
+def capacities(results: list, mode: str = "capacity") -> list[Capacity]:
+    out = []
+    for key, rs in ramps(results).items():
+        if key[-1] != mode:
+            continue
+        first = rs[0].steps[0]
+        out.append(Capacity(first.entrypoint, first.operation, first, rs,
+                            Slo.from_dict(first.slo) if first.slo else Slo.parse(DEFAULT_SLO)))
+    return out
+
+
+def tool_limit(results: list) -> float | None:
+    """The load tool's own limit in this run: the calibration ramp's capacity (None: not measured)."""
+    cal = capacities(results, mode="calibration")
+    values = [c.capacity for c in cal if c.capacity]
+    return max(values) if values else None
+
+
+def common_rate(group: list[Capacity]) -> float | None:
+    """The highest rate every stack of the group measured and held, at or below COMMON_FRACTION of
+    the slowest capacity (the lowest rung all held when none is that low)."""
+    held_by_all = None
+    for c in group:
+        rates = {rate for ramp in c.ramps for rate, ok in ramp.decided.items() if ok}
+        held_by_all = rates if held_by_all is None else held_by_all & rates
+    if not held_by_all:
+        return None
+    slowest = min((c.capacity for c in group if c.capacity), default=None)
+    if slowest is None:
+        return None
+    below = [r for r in held_by_all if r <= COMMON_FRACTION * slowest]
+    return max(below) if below else min(held_by_all)
+
+
+def by_operation(caps: list[Capacity]) -> dict[str, list[Capacity]]:
+    out: dict[str, list[Capacity]] = {}
+    for c in caps:
+        out.setdefault(c.operation, []).append(c)
+    return out

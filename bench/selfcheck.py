@@ -1,0 +1,176 @@
+"""Cells that check themselves: was the stack the bound of this run, or the load tool, or the backend?
+
+Watch measures, around any load tool's run: the tool's own CPU (the CPU time of the children this
+process reaped meanwhile: the tool, nothing else runs as our child then), the busy share of the
+tool's cores (/proc/stat: the tool and whatever else ran there) and the TCP connections actually
+open to the server (sampled while the run lasts). `void_reasons` turns those numbers into the
+reasons a cell is void; a void cell is shown with its reasons and left out of rankings, ratios
+and capacity.
+
+The rules, and why:
+- the tool's own CPU >= TOOL_SATURATED of its cores: the tool could not send faster, so the
+  stack's number is the tool's.
+- open loop: fewer hits sent than offered (SENT_SHORT) while the tool's cores were busy (CORES_BUSY,
+  with the tool or anything else: a starved tool sends late just as a saturated one), or a rate
+  above the tool's own measured limit (bench/capacity.py measures it against the fastest trivial
+  server at the start of a capacity run). Sends that fell behind while the tool had CPU to spare
+  mean every worker waited on the stack: the stack did not hold the rate (not void; the latency
+  counts from the intended send, bench/tools/openloop.py).
+- closed loop, Little's law: N connections each waiting for its answer keep N requests in flight,
+  so rate x mean latency ~ N. Below (1 - LITTLE_TOLERANCE) x N the tool, not the stack, spent
+  the time between answers (or connections were not open: connections_open says which). Above N
+  is not voided: wrk adds estimated samples for coordinated omission after the run, which lifts
+  its mean (bench/capacity.py's note says how far that estimate is trusted).
+- the backend at >= BACKEND_BOUND of its own ceiling (bench/ceiling.py): the backend is the bound.
+"""
+from __future__ import annotations
+
+import resource
+import statistics
+import threading
+import time
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import psutil
+
+TOOL_SATURATED = 0.90  # the tool's CPU over the wall time of its cores
+CORES_BUSY = 0.95  # the tool's cores busy (the tool and anything else): the tool could get no more CPU
+SENT_SHORT = 0.98  # open loop: sent below this share of offered = the pacer fell behind
+LITTLE_TOLERANCE = 0.25  # closed loop: rate x mean latency within 25 % of the connections
+BACKEND_BOUND = 0.85  # share of the backend's ceiling
+SAMPLE_EVERY_S = 0.5
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _cpu_times(cpus: list[int]) -> tuple[float, float]:
+    """(busy, total) seconds of the given cpus since boot (all cpus when the list is empty)."""
+    per = psutil.cpu_times(percpu=True)
+    chosen = [per[c] for c in cpus if c < len(per)] or per
+    busy = total = 0.0
+    for t in chosen:
+        idle = t.idle + getattr(t, "iowait", 0.0)
+        whole = sum(t)
+        # guest time is already counted in user on Linux
+        whole -= getattr(t, "guest", 0.0) + getattr(t, "guest_nice", 0.0)
+        busy += whole - idle
+        total += whole
+    return busy, total
+
+
+def open_connections(host: str, port: int) -> int:
+    """Client-side TCP connections established to host:port (each connection counted once)."""
+    try:
+        conns = psutil.net_connections(kind="tcp")
+    except (psutil.AccessDenied, OSError):
+        return -1
+    return sum(1 for c in conns if c.raddr and c.raddr.port == port and c.status == psutil.CONN_ESTABLISHED
+               and (c.raddr.ip == host or host in ("localhost", "")))
+
+
+@dataclass
+class Watched:
+    tool_cpu_s: float
+    tool_cpu_pct: float  # the tool's CPU over the wall time of its cores, %
+    tool_cores_busy_pct: float  # everything that ran on those cores, %
+    connections_open: int | None  # median of the samples taken while the run lasted (None: not sampled)
+    wall_s: float
+
+
+class Watch:
+    """with Watch(url, tool_cpus) as w: run the tool (and reap it) ... then w.result."""
+
+    def __init__(self, url: str, tool_cpus: list[int], sample_connections: bool = True):
+        parts = urlsplit(url)
+        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
+        self.cpus = list(tool_cpus)
+        self.sample_connections = sample_connections
+        self.samples: list[int] = []
+        self.result: Watched | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(SAMPLE_EVERY_S):
+            count = open_connections(self.host, self.port)
+            if count >= 0:
+                self.samples.append(count)
+
+    def __enter__(self) -> "Watch":
+        self._wall = time.monotonic()
+        self._cpu = _children_cpu()
+        self._busy, self._total = _cpu_times(self.cpus)
+        if self.sample_connections:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(5)
+        wall = time.monotonic() - self._wall
+        cpu = _children_cpu() - self._cpu
+        busy, total = _cpu_times(self.cpus)
+        ncores = max(1, len(self.cpus) or psutil.cpu_count() or 1)
+        # the first and last samples catch the tool starting and draining: the middle ones count
+        middle = self.samples[1:-1] or self.samples
+        self.result = Watched(
+            tool_cpu_s=round(cpu, 3), tool_cpu_pct=round(100 * cpu / (wall * ncores), 1) if wall else 0.0,
+            tool_cores_busy_pct=round(100 * (busy - self._busy) / (total - self._total), 1)
+            if total > self._total else 0.0,
+            connections_open=int(statistics.median(middle)) if middle else None, wall_s=round(wall, 3))
+
+
+@dataclass
+class Check:
+    """The facts a cell's verdict rests on (None: not known for this run)."""
+
+    loop: str  # "closed" or "open"
+    tool_cpu_pct: float | None = None
+    tool_cores_busy_pct: float | None = None
+    connections: int | None = None  # asked (closed loop)
+    connections_open: int | None = None
+    requests_per_s: float | None = None
+    mean_latency_ms: float | None = None
+    offered_rate: float | None = None  # open loop
+    sent_rate: float | None = None
+    tool_limit_rate: float | None = None  # the tool's own limit measured in this run
+    backend_share: float | None = None
+    reasons: list[str] = field(default_factory=list)
+
+
+def littles_ratio(connections: int | None, rps: float | None, mean_ms: float | None) -> float | None:
+    """rate x mean latency over the connections: ~1 when every connection kept a request in flight."""
+    if not connections or not rps or mean_ms is None:
+        return None
+    return rps * mean_ms / 1000.0 / connections
+
+
+def void_reasons(c: Check) -> list[str]:
+    """Why the stack was not the bound of this cell ([] when it was)."""
+    why = []
+    saturated = c.tool_cpu_pct is not None and c.tool_cpu_pct >= 100 * TOOL_SATURATED
+    if saturated:
+        why.append(f"load tool saturated: its CPU {c.tool_cpu_pct:.0f}% of its cores")
+    if c.loop == "open":
+        if c.tool_limit_rate and c.offered_rate and c.offered_rate > c.tool_limit_rate:
+            why.append(f"offered {c.offered_rate:,.0f}/s is above the load tool's own limit "
+                       f"({c.tool_limit_rate:,.0f}/s against a trivial server)")
+        behind = c.offered_rate and c.sent_rate is not None and c.sent_rate < SENT_SHORT * c.offered_rate
+        starved = c.tool_cores_busy_pct is not None and c.tool_cores_busy_pct >= 100 * CORES_BUSY
+        if behind and (saturated or starved):
+            why.append(f"the tool sent {c.sent_rate:,.0f}/s of {c.offered_rate:,.0f}/s offered with its cores "
+                       f"{c.tool_cores_busy_pct or 0:.0f}% busy (its own CPU {c.tool_cpu_pct or 0:.0f}%)")
+    else:
+        ratio = littles_ratio(c.connections, c.requests_per_s, c.mean_latency_ms)
+        if ratio is not None and ratio < 1 - LITTLE_TOLERANCE:
+            opened = f", {c.connections_open} open" if c.connections_open is not None else ""
+            why.append(f"Little's law broken: rate x mean latency = {ratio * c.connections:,.1f} in flight "
+                       f"for {c.connections} connections{opened} (tolerance ±{LITTLE_TOLERANCE:.0%})")
+    if c.backend_share is not None and c.backend_share >= BACKEND_BOUND:
+        why.append(f"backend bound: {c.backend_share:.0%} of what the backend alone serves")
+    return why

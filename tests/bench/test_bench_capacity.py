@@ -1,0 +1,241 @@
+"""Capacity within a latency bound: the open-loop step's parse, the SLO, the ramp, the summaries and the
+self-checks, on recorded (synthetic) vegeta records; and one real short ramp against Go net/http."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench import capacity, selfcheck
+from bench.capacity import Outcome, RampSettings, Slo, run_ramp
+from bench.schema import Result
+from bench.tools.openloop import parse_csv
+
+
+def record(rows) -> str:
+    """`vegeta encode -to csv` lines: timestamp ns, code, latency ns, bytes out, bytes in, error, body,
+    attack, seq, method, url, headers."""
+    lines = []
+    for seq, sent_ns, code, latency_ns, error in rows:
+        err = f'"{error}"' if "," in error else error
+        lines.append(f"{sent_ns},{code},{latency_ns},0,13,{err},,,{seq},GET,http://127.0.0.1:1/,")
+    return "\n".join(lines) + "\n"
+
+
+def stalled_record(rate=100, seconds=10, stall_at=3.0, stall_s=1.0, service_ms=1.0, workers=1):
+    """A server that stalls once, loaded by a pacer with `workers` in flight at most: once the stall
+    holds every worker, later hits are sent late (coordinated omission) and answered fast."""
+    interval = 1e9 / rate
+    t0 = 1_000_000_000_000
+    rows, free_at = [], [t0] * workers
+    for seq in range(int(rate * seconds)):
+        slot = t0 + seq * interval
+        w = min(range(workers), key=lambda i: free_at[i])
+        sent = max(slot, free_at[w])
+        start_s = (sent - t0) / 1e9
+        if stall_at <= start_s < stall_at + stall_s:
+            latency = (t0 + (stall_at + stall_s) * 1e9) - sent + service_ms * 1e6
+        else:
+            latency = service_ms * 1e6
+        free_at[w] = sent + latency
+        rows.append((seq, int(sent), 200, int(latency), ""))
+    return record(rows)
+
+
+def test_latency_counts_from_the_intended_send_time():
+    step = parse_csv(stalled_record(), rate=100, duration_s=10)
+    # vegeta's own latency (from the late sends) hides the stall: one slow request in a thousand
+    assert step.service_ms["p99"] < 5
+    # from the intended send, the hundred requests due during the stall waited up to 1 s
+    assert step.latency_ms["p99"] >= 900
+    assert step.latency_ms["p90"] >= 100
+    assert step.send_lag_max_ms >= 900
+    assert step.sent == 1000 and step.ok == 1000 and step.success_ratio == 1.0
+
+
+def test_warmup_is_sent_but_not_counted_and_rates_are_per_window():
+    text = record([(seq, 10**12 + seq * 10**7, 200, 2 * 10**6, "") for seq in range(300)])  # 100/s for 3 s
+    step = parse_csv(text, rate=100, duration_s=3, warmup_s=1)
+    assert step.sent == 200 and step.seconds == 2
+    assert step.sent_rate == pytest.approx(100)
+    assert step.total_completed == 300
+    assert step.latency_ms["p50"] == pytest.approx(2.0)
+
+
+def test_a_pacer_that_fell_behind_sends_fewer_than_offered():
+    # 200/s asked for 2 s, 250 hits went out
+    text = record([(seq, 10**12 + seq * 8 * 10**6, 200, 10**6, "") for seq in range(250)])
+    step = parse_csv(text, rate=200, duration_s=2)
+    assert step.sent_rate == pytest.approx(125)
+    assert step.send_lag_max_ms > 700  # hit 249 was due at 1.245 s, sent at 1.992 s
+
+
+def test_errors_and_non_2xx_count_against_success():
+    rows = [(0, 10**12, 200, 10**6, ""), (1, 10**12 + 10**7, 503, 10**6, ""),
+            (2, 10**12 + 2 * 10**7, 0, 5 * 10**9, "Get \"http://x\": dial tcp: connection refused"),
+            (3, 10**12 + 3 * 10**7, 200, 10**6, "")]
+    step = parse_csv(record(rows), rate=100, duration_s=0.04)
+    assert (step.ok, step.non_2xx, step.completed) == (2, 1, 3)
+    assert step.errors == {"connect": 1}
+    assert step.success_ratio == 0.5
+    m = step.measurement()
+    assert m.non_2xx == 1 and m.errors["connect"] == 1 and m.requests == 3
+
+
+def test_slo_parse_and_misses():
+    slo = Slo.parse("p50=2ms, p99=0.025s,p99.9=100")
+    assert dict(slo.bounds) == {"p50": 2.0, "p99": 25.0, "p99.9": 100.0}
+    assert slo.misses({"p50": 1.0, "p99": 20.0, "p99.9": 90.0}, 1.0) == []
+    assert slo.misses({"p50": 1.0, "p99": 30.0, "p99.9": 90.0}, 1.0) == ["p99 30 ms > 25 ms"]
+    assert "success" in slo.misses({"p50": 1.0, "p99": 1.0, "p99.9": 1.0}, 0.998)[0]
+    assert Slo.from_dict(slo.as_dict()) == slo
+    for bad in ("p98=3ms", "p99", "p99=fast", ""):
+        with pytest.raises(ValueError):
+            Slo.parse(bad)
+    # a step must be long enough for its tightest percentile
+    assert RampSettings(step_s=1, tail_samples=10).step_seconds(1000, Slo.parse("p99.9=50ms")) == pytest.approx(10)
+
+
+def fake_stack(capacity_rate, flaky=(), void_above=None):
+    """measure(rate, phase): the SLO holds up to capacity_rate; `flaky` rates fail once first."""
+    failed_once, calls = set(), []
+
+    def measure(rate, phase):
+        calls.append((rate, phase))
+        if void_above and rate > void_above:
+            return Outcome(rate, held=False, void=True)
+        if rate in flaky and rate not in failed_once:
+            failed_once.add(rate)
+            return Outcome(rate, held=False)
+        return Outcome(rate, held=rate <= capacity_rate)
+
+    return measure, calls
+
+
+def test_the_ramp_climbs_the_ladder_then_bisects():
+    measure, calls = fake_stack(3000)
+    out = run_ramp(measure, RampSettings(start_rate=250, resolution=1.1, max_bisections=5, confirm=False))
+    assert [r for r, p in calls if p == "ladder"] == [250, 500, 1000, 2000, 4000]
+    held = max(o.rate for o in out if o.held)
+    failed = min(o.rate for o in out if not o.held)
+    assert held <= 3000 < failed and failed / held <= 1.1
+
+
+def test_a_failing_rung_is_confirmed_and_a_flake_does_not_stop_the_ladder():
+    measure, calls = fake_stack(3000, flaky={1000})
+    run_ramp(measure, RampSettings(start_rate=250, confirm=True))
+    assert (1000, "confirm") in calls and (2000, "ladder") in calls
+
+
+def test_the_ramp_stops_below_the_tool_limit_and_at_a_void_step():
+    measure, calls = fake_stack(10**9)
+    run_ramp(measure, RampSettings(start_rate=250, confirm=False), limit=3000)
+    assert max(r for r, _ in calls) == 2000
+    measure, calls = fake_stack(10**9, void_above=2500)
+    out = run_ramp(measure, RampSettings(start_rate=250, confirm=True, max_bisections=2))
+    assert any(o.void for o in out) and not any(p == "confirm" for _, p in calls)  # a void step is not retried
+
+
+def test_a_first_rung_that_fails_goes_down_the_ladder():
+    measure, calls = fake_stack(100)
+    out = run_ramp(measure, RampSettings(start_rate=500, confirm=False))
+    assert [r for r, p in calls if p == "down"][:2] == [250, 125]
+    assert max(o.rate for o in out if o.held) <= 100
+
+
+def step(entry, rate, held, repeat=0, void=(), cpu_ms=0.05, rss=30.0, op="hello", mode="capacity", seq=0):
+    return Result(entrypoint=entry, operation=op, tool="vegeta", loop="open", rate=rate, mode=mode,
+                  slo_held=held, void_reasons=list(void), cpu_per_request_ms=cpu_ms, server_peak_rss_mb=rss,
+                  repeat=repeat, slo=Slo.parse("p99=25ms").as_dict(), sequence=seq)
+
+
+def test_capacity_interval_common_rate_and_cost_from_the_steps():
+    results = [step("a", 500, True), step("a", 1000, True), step("a", 2000, False), step("a", 1400, True),
+               step("a", 500, True, repeat=1), step("a", 1000, True, repeat=1), step("a", 2000, True, repeat=1),
+               step("a", 4000, False, repeat=1),
+               step("b", 500, True, cpu_ms=0.3), step("b", 1000, False), step("b", 710, True),
+               step("nethttp", 500, True, mode="calibration"), step("nethttp", 20000, True, mode="calibration")]
+    caps = {c.entrypoint: c for c in capacity.capacities(results)}
+    assert set(caps) == {"a", "b"}
+    assert caps["a"].values == [1400, 2000] and caps["a"].capacity == 1700
+    assert caps["a"].interval == (1400, 2000)
+    assert caps["b"].capacity == 710 and caps["b"].interval == (710, 1000)  # one ramp: its bracket
+    # a rate every stack held, at or below half the slowest capacity (710): 500
+    assert capacity.common_rate(list(caps.values())) == 500
+    assert caps["b"].cost_at(500) == (300.0, 30.0)
+    assert capacity.tool_limit(results) == 20000
+
+
+def test_a_capacity_whose_next_step_was_void_is_a_lower_bound():
+    results = [step("a", 500, True), step("a", 1000, True), step("a", 2000, None, void=["load tool saturated"]),
+               step("a", 1400, True)]
+    (cap,) = capacity.capacities(results)
+    assert cap.capacity == 1400 and cap.void and cap.void_reasons == ["load tool saturated"]
+    results.append(step("a", 1700, False))  # the stack failed below the void step: a real bound
+    (cap,) = capacity.capacities(results)
+    assert cap.capacity == 1400 and not cap.void
+
+
+def test_void_rules():
+    check = selfcheck.Check
+    assert selfcheck.void_reasons(check(loop="closed", connections=50, requests_per_s=10000,
+                                        mean_latency_ms=5.0)) == []
+    why = selfcheck.void_reasons(check(loop="closed", connections=512, requests_per_s=96000,
+                                       mean_latency_ms=2.0, connections_open=512))
+    assert len(why) == 1 and "Little's law" in why[0]  # 192 in flight for 512 connections
+    assert "saturated" in selfcheck.void_reasons(check(loop="closed", tool_cpu_pct=97))[0]
+    assert "backend" in selfcheck.void_reasons(check(loop="closed", backend_share=0.93))[0]
+    assert "above the load tool's own limit" in selfcheck.void_reasons(
+        check(loop="open", offered_rate=30000, sent_rate=30000, tool_limit_rate=20000))[0]
+    # behind schedule with the tool's cores busy: the tool; with CPU to spare: the stack held every worker
+    assert selfcheck.void_reasons(check(loop="open", offered_rate=4000, sent_rate=3000,
+                                        tool_cores_busy_pct=99, tool_cpu_pct=40))
+    assert selfcheck.void_reasons(check(loop="open", offered_rate=4000, sent_rate=3000,
+                                        tool_cores_busy_pct=50, tool_cpu_pct=40)) == []
+
+
+def test_watch_counts_the_tools_cpu_and_the_connections_it_opens(tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    port = server.getsockname()[1]
+    script = (f"import socket,time\ns=[socket.create_connection(('127.0.0.1',{port})) for _ in range(3)]\n"
+              "t=time.process_time()\nwhile time.process_time()-t<1.6: pass\n")
+    with selfcheck.Watch(f"http://127.0.0.1:{port}", []) as watch:
+        subprocess.run([sys.executable, "-c", script], check=True, timeout=30)
+    server.close()
+    assert watch.result.tool_cpu_s >= 1.0
+    assert watch.result.connections_open == 3
+
+
+def test_a_real_short_ramp_against_go_nethttp(tmp_path):
+    from bench.plan import Settings, build
+    from bench.progress import Progress
+    from bench.runner import Runner
+    from bench.tools import get, ToolMissing
+
+    try:
+        get("vegeta").binary()
+    except ToolMissing as exc:
+        pytest.skip(str(exc))
+    ramp = RampSettings(start_rate=200, factor=4, max_rate=800, step_s=0.5, warmup_s=0.2, tail_samples=2,
+                        max_bisections=1, confirm=False)
+    settings = Settings(servers=["nethttp"], ops=["hello"], capacity_only=True, capacity_ops=["hello"],
+                        slo="p99=2s", ramp=ramp, noise_probe=False)
+    results = Runner(build(settings), tmp_path, Progress(live=False)).execute()
+    modes = [r.mode for r in results]
+    assert "calibration" in modes and "capacity" in modes
+    steps = [r for r in results if r.mode == "capacity"]
+    assert all(r.ok for r in steps), [r.failure for r in steps]
+    assert [r.rate for r in steps][:2] == [200, 800]
+    first = steps[0]
+    assert first.sent_rate == pytest.approx(200, rel=0.05) and first.slo_held
+    assert first.server_cpu_s is not None and first.tool_cpu_s is not None
+    (cap,) = capacity.capacities(results)
+    assert cap.capacity is not None and cap.capacity >= 200
+    lines = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert {line["mode"] for line in lines} == {"capacity", "calibration"}
