@@ -218,6 +218,9 @@ class Ramp:
         for r in self.steps:
             if r.ok and r.void_reasons and capacity < r.rate < failed:
                 return list(r.void_reasons)
+        if self.capacity and self.first_failed is None:  # it held every step it was offered
+            return [f"held every step up to {self.capacity:,.0f}/s: the climb stopped at the load tool's own "
+                    f"limit or the ladder's top"]
         return []
 
 

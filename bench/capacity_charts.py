@@ -1,0 +1,106 @@
+"""The capacity charts of report.html, drawn with plotly: interactive (values on hover, stacks toggled in
+the legend) and self-contained (plotly.js is embedded once per page, so the file opens offline).
+
+capacity_bars: per operation, each stack's capacity within the SLO with its interval; a void
+capacity (a lower bound: the tool or the backend was the bound) is grey and says why.
+curves: per operation, p50 and p99 (from the intended send time) against the achieved rate, one
+line per stack, log latency axis, the SLO's bounds drawn; void steps are grey crosses.
+"""
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from bench.capacity import Capacity, Slo
+from servers.core import catalog
+
+PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b2", "#937860", "#da8bc3", "#8c8c8c", "#ccb974",
+           "#64b5cd", "#1b9e77", "#d95f02")
+VOID_COLOR = "#b0b0b0"
+
+
+def _ops(caps: list[Capacity]) -> list[str]:
+    present = {c.operation for c in caps}
+    return [op for op in catalog.ALL_OPS if op in present] + sorted(present - set(catalog.ALL_OPS))
+
+
+def _name(c: Capacity) -> str:
+    return c.entrypoint + (" [dev-only]" if getattr(c.first, "dev_only", False) else "")
+
+
+def capacity_bars(caps: list[Capacity], operation: str) -> go.Figure | None:
+    group = sorted([c for c in caps if c.operation == operation and c.capacity], key=lambda c: c.capacity)
+    if not group:
+        return None
+    lows = [c.capacity - (c.interval[0] if c.interval else c.capacity) for c in group]
+    highs = [(c.interval[1] if c.interval else c.capacity) - c.capacity for c in group]
+    hover = []
+    for c in group:
+        text = f"{_name(c)}<br>capacity {c.capacity:,.0f}/s"
+        if c.interval:
+            text += f"<br>interval {c.interval[0]:,.0f}–{c.interval[1]:,.0f}/s"
+        text += f"<br>ramps {len(c.ramps)}"
+        if c.void:
+            text += "<br>VOID (a lower bound): " + "; ".join(c.void_reasons)
+        hover.append(text)
+    fig = go.Figure(go.Bar(
+        x=[c.capacity for c in group], y=[_name(c) + (" (void)" if c.void else "") for c in group],
+        orientation="h", marker_color=[VOID_COLOR if c.void else PALETTE[0] for c in group],
+        marker_pattern_shape=["/" if c.void else "" for c in group],
+        error_x={"type": "data", "symmetric": False, "array": highs, "arrayminus": lows},
+        hovertext=hover, hoverinfo="text"))
+    slo = group[0].slo
+    fig.update_layout(title=f"{operation}: capacity within {slo.describe()}", xaxis_title="requests/s held",
+                      height=140 + 32 * len(group), margin={"l": 10, "r": 10, "t": 50, "b": 40},
+                      template="plotly_white")
+    return fig
+
+
+def curves(caps: list[Capacity], operation: str) -> go.Figure | None:
+    group = [c for c in caps if c.operation == operation and c.curve()]
+    if not group:
+        return None
+    fig = go.Figure()
+    for i, c in enumerate(sorted(group, key=lambda c: c.entrypoint)):
+        color = PALETTE[i % len(PALETTE)]
+        steps = [r for r in c.curve() if not r.void_reasons]
+        for key, dash in (("p99", "solid"), ("p50", "dot")):
+            points = sorted((r.requests_per_s, r.latency_ms.get(key), r) for r in steps
+                            if r.latency_ms.get(key) is not None)
+            fig.add_trace(go.Scatter(
+                x=[p[0] for p in points], y=[p[1] for p in points], mode="lines+markers",
+                name=f"{_name(c)} {key}", legendgroup=c.entrypoint, line={"color": color, "dash": dash},
+                hovertext=[f"{_name(c)} {key} {p[1]:,.2f} ms<br>offered {p[2].rate:,.0f}/s, achieved "
+                           f"{p[0]:,.0f}/s<br>{'SLO held' if p[2].slo_held else 'SLO missed'}" for p in points],
+                hoverinfo="text"))
+        void = [r for r in c.curve() if r.void_reasons and r.latency_ms.get("p99") is not None]
+        if void:
+            fig.add_trace(go.Scatter(
+                x=[r.requests_per_s for r in void], y=[r.latency_ms["p99"] for r in void], mode="markers",
+                name=f"{_name(c)} void", legendgroup=c.entrypoint,
+                marker={"color": VOID_COLOR, "symbol": "x", "size": 10},
+                hovertext=[f"{_name(c)} VOID at {r.rate:,.0f}/s: {'; '.join(r.void_reasons)}" for r in void],
+                hoverinfo="text"))
+    slo: Slo = group[0].slo
+    for key, bound in slo.bounds:
+        fig.add_hline(y=bound, line_dash="dash", line_color="#c44e52",
+                      annotation_text=f"SLO {key} {bound:g} ms", annotation_position="top left")
+    fig.update_layout(title=f"{operation}: latency against throughput (from each request's intended send)",
+                      xaxis_title="achieved requests/s", yaxis_title="latency, ms (log)", yaxis_type="log",
+                      height=460, margin={"l": 10, "r": 10, "t": 50, "b": 40}, template="plotly_white")
+    return fig
+
+
+def html(figures: list[go.Figure]) -> list[str]:
+    """Each figure as an HTML div; plotly.js is embedded with the first one only."""
+    out = []
+    for fig in figures:
+        out.append(fig.to_html(full_html=False, include_plotlyjs=not out, config={"displaylogo": False}))
+    return out
+
+
+def figures(caps: list[Capacity]) -> list[go.Figure]:
+    """The capacity bars of every operation first, then its curves."""
+    ops = _ops(caps)
+    bars = [capacity_bars(caps, op) for op in ops]
+    lines = [curves(caps, op) for op in ops]
+    return [f for f in (*bars, *lines) if f is not None]
