@@ -75,6 +75,11 @@ def requests_per_second(rows: list[Row]) -> bytes | None:
             if r.dev_only:
                 bar.set_hatch("//")
                 bar.set_facecolor("#a6bddb")
+            if r.void_reasons:  # the tool or the backend was the bound: shown, grey, never ranked
+                bar.set_facecolor("#c8c8c8")
+                bar.set_hatch("xx")
+                ax.annotate(" void", (bar.get_width(), bar.get_y() + 0.1), fontsize=7, color="#555555",
+                            va="center")
             if r.errors_total or r.non_2xx:
                 ax.annotate(f" errors {r.errors_total + r.non_2xx:,}", (bar.get_width(), bar.get_y() + 0.4),
                             fontsize=7, color="#c44e52", va="center")
@@ -82,7 +87,7 @@ def requests_per_second(rows: list[Row]) -> bytes | None:
         ax.set_title(op, fontsize=9, loc="left")
         ax.set_xlabel("requests/s (closed loop)", fontsize=8)
         ax.grid(axis="x", alpha=0.3)
-    fig.suptitle("Requests per second (hatched: dev-only)", fontsize=10)
+    fig.suptitle("Requests per second (hatched: dev-only; grey, crossed: void, see the table)", fontsize=10)
     return _png(fig)
 
 

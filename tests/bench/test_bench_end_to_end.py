@@ -51,6 +51,10 @@ def test_wrk_run_writes_results_and_reports(run_bench, tmp_path, need_tool):
         assert r.server_cpu_s is not None and r.server_peak_rss_mb > 0 and r.workers == 1
         assert r.machine["cores"] and r.versions["python"] and r.pinning
         assert (out / r.raw_output).exists()
+        # the cell checked itself: the tool's own CPU, the connections wrk held open, Little's law
+        assert r.tool_cpu_s > 0 and r.tool_cpu_pct is not None and r.tool_cores_busy_pct is not None
+        assert 0 < r.connections_open <= 50  # stdlib_threaded speaks HTTP/1.0: wrk reconnects, some are mid-connect
+        assert r.littles_ratio is not None
     md = (out / "results.md").read_text()
     assert "`stdlib_threaded` **dev-only**" in md and md in proc.stdout
     assert "data:image/png;base64," in (out / "report.html").read_text()
