@@ -1,12 +1,10 @@
-"""The capacity section of results.md and report.html: the table of capacities within the SLO, with the
-cost per request at the common rate, and the table of every step (the whole curve).
-
-Tables are (header, lines) pairs, rendered by results_md (Markdown) and report_html (HTML) alike.
+"""The capacity sections of the report (bench/model.py's Report.capacities) as table cells: each stack's
+capacity within the SLO with the cost per request at the common rate, and every step of the ramps
+(the whole curve). bench/report_tables.py places them first; only formatting here.
 """
 from __future__ import annotations
 
 from bench import capacity
-from bench.capacity import Capacity
 
 NOTE = ("Capacity: the highest offered rate at which the step held the SLO (latency counted from each "
         "request's intended send time, so a stall cannot hide behind a waiting load tool), from an "
@@ -26,13 +24,12 @@ def _stack(c) -> str:
     return f"`{c.entrypoint}`" + (" **dev-only**" if getattr(c.first, "dev_only", False) else "")
 
 
-def capacity_cells(results: list) -> tuple[list[str], list[list[str]]]:
-    caps = capacity.capacities(results)
+def capacity_cells(report) -> tuple[list[str], list[list[str]]]:
     header = ["stack", "op", "capacity/s", "interval", "ramps", "first failed", "common rate", "cpu µs/req",
               "rss MB", "void"]
     lines = []
-    for op, group in capacity.by_operation(caps).items():
-        common = capacity.common_rate([c for c in group if not c.void] or group)
+    for op, group in capacity.by_operation(list(report.capacities)).items():
+        common = report.common_rates.get(op)
         ranked = sorted(group, key=lambda c: (c.void, -(c.capacity or 0)))
         for c in ranked:
             cpu, rss = c.cost_at(common) if common else (None, None)
@@ -45,11 +42,11 @@ def capacity_cells(results: list) -> tuple[list[str], list[list[str]]]:
     return header, lines
 
 
-def curve_cells(results: list) -> tuple[list[str], list[list[str]]]:
+def curve_cells(report) -> tuple[list[str], list[list[str]]]:
     header = ["stack", "op", "ramp", "step", "offered/s", "sent/s", "achieved/s", "p50 ms", "p90 ms", "p99 ms",
               "p99.9 ms", "errors", "non-2xx", "cpu µs/req", "rss MB", "tool cpu %", "verdict"]
     lines = []
-    for c in capacity.capacities(results):
+    for c in report.capacities:
         for r in c.curve():
             lat = r.latency_ms
             verdict = ("void: " + "; ".join(r.void_reasons)) if r.void_reasons else \
@@ -69,18 +66,13 @@ def _ms(value: float | None) -> str:
     return f"{value:.3f}" if value < 1 else f"{value:.2f}" if value < 100 else f"{value:,.0f}"
 
 
-def context(results: list) -> list[str]:
+def context(report) -> list[str]:
     """Lines for the report's header: the SLO, the tool's own limit."""
-    caps = capacity.capacities(results)
-    if not caps:
+    if not report.capacities:
         return []
-    lines = [f"- capacity SLO: {caps[0].slo.describe()}; open loop with vegeta (a fixed pool of workers), "
-             "latency from each request's intended send time"]
-    limit = capacity.tool_limit(results)
+    lines = [f"- capacity SLO: {report.capacities[0].slo.describe()}; open loop with vegeta (a fixed pool of "
+             "workers), latency from each request's intended send time"]
+    limit = report.tool_limit
     lines.append(f"- load tool's own limit: {limit:,.0f}/s held against Go net/http hello; cells above it are void"
                  if limit else "- load tool's own limit: not measured")
     return lines
-
-
-def has_capacity(results: list) -> bool:
-    return any(r.mode == "capacity" for r in results)

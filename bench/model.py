@@ -13,12 +13,13 @@ line of a table's columns in bench/report_tables.py.
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Callable
 
 from servers.core import catalog
 
-from bench import significance
+from bench import capacity, significance
+from bench.capacity import Capacity
 from bench.schema import ERROR_KINDS, LATENCY_KEYS, Result
 from bench.significance import Verdict
 
@@ -43,6 +44,7 @@ class Config:
     keepalive: bool
     target: str
     preset: str
+    mode: str  # "" a fixed load; "capacity"/"calibration" a step of a ramp (Report.capacities)
 
     @classmethod
     def of(cls, r: Result) -> "Config":
@@ -95,10 +97,20 @@ class Row:
     ceiling_rps: float | None  # what the backend alone served at this concurrency (backends.ceiling)
     ceiling_share: float | None  # rps / ceiling_rps
     noisy: int  # runs whose noise probe moved more than its threshold
+    # the self-check (bench/selfcheck.py): why the stack was not the bound of some run (void: shown,
+    # never ranked), the tool's own CPU (% of its cores), the connections open, rate x mean latency
+    void_reasons: tuple[str, ...]
+    tool_cpu_pct: float | None  # median
+    connections_open: float | None  # median
+    in_flight: float | None  # median of rate x mean latency (Little's law: ~ the connections)
 
     @property
     def ok(self) -> bool:
         return self.n > self.failed
+
+    @property
+    def void(self) -> bool:
+        return bool(self.void_reasons)
 
 
 def derive(config: Config, results: list[Result]) -> Row:
@@ -123,7 +135,10 @@ def derive(config: Config, results: list[Result]) -> Row:
         peak_rss_mb=max(rss) if rss else None,
         errors=errors, errors_total=sum(errors.values()), non_2xx=sum(r.non_2xx for r in results),
         ceiling_rps=ceiling, ceiling_share=rps / ceiling if ceiling and rps is not None else None,
-        noisy=sum(1 for r in ok if r.noisy))
+        noisy=sum(1 for r in ok if r.noisy),
+        void_reasons=tuple(dict.fromkeys(w for r in ok for w in r.void_reasons)),
+        tool_cpu_pct=_median(r.tool_cpu_pct for r in ok), connections_open=_median(r.connections_open for r in ok),
+        in_flight=_median(r.littles_ratio * r.connections for r in ok if r.littles_ratio and r.connections))
 
 
 def rows(results: list[Result]) -> list[Row]:
@@ -152,7 +167,7 @@ def ranked_pairs(closed: list[Row]) -> list[Pair]:
     (n-1 lines per configuration instead of every pair)."""
     groups: dict[Config, list[Row]] = {}
     for row in closed:
-        if row.rps is not None:
+        if row.rps is not None and not row.void:  # a void row is shown, never ranked
             groups.setdefault(row.config.without_stack(), []).append(row)
     pairs = []
     for group in groups.values():
@@ -204,7 +219,7 @@ def route_pairs(closed: list[Row]) -> list[RoutePair]:
         pooled_op, per_request_op = catalog.FAMILIES[backend]
         by_config: dict[Config, dict[str, Row]] = {}
         for row in closed:
-            if row.rps and row.config.operation in (pooled_op, per_request_op):
+            if row.rps and not row.void and row.config.operation in (pooled_op, per_request_op):
                 by_config.setdefault(replace(row.config, operation=""), {})[row.config.operation] = row
         pairs += [RoutePair(backend, two[pooled_op], two[per_request_op], two[pooled_op].rps / two[per_request_op].rps)
                   for two in by_config.values() if len(two) == 2]
@@ -284,6 +299,11 @@ class Report:
     route_pairs: tuple[RoutePair, ...]  # pooled against per-request, closed loop
     repeated: bool  # some configuration has 2+ ok repeats: the pairs have intervals
     failures: tuple[Failure, ...]
+    # capacity within the SLO (bench/capacity.py): each stack's ramps per operation, the rate of each
+    # operation every stack held (where the cost per request is compared), the load tool's own limit
+    capacities: tuple[Capacity, ...] = ()
+    common_rates: dict[str, float | None] = field(default_factory=dict)
+    tool_limit: float | None = None
 
 
 def build(results: list[Result]) -> Report:
@@ -292,10 +312,14 @@ def build(results: list[Result]) -> Report:
                       failures=())
     everything = rows(results)
     closed = [r for r in everything if r.config.loop == "closed" and r.ok]
+    caps = capacity.capacities(results)
     return Report(session=session(results), rows=tuple(everything), closed=tuple(closed),
-                  opened=tuple(r for r in everything if r.config.loop == "open" and r.ok),
+                  opened=tuple(r for r in everything if r.config.loop == "open" and r.ok and not r.config.mode),
                   pairs=tuple(ranked_pairs(closed)), route_pairs=tuple(route_pairs(closed)),
-                  repeated=any(len(r.rps_values) >= 2 for r in closed), failures=tuple(failures(everything)))
+                  repeated=any(len(r.rps_values) >= 2 for r in closed), failures=tuple(failures(everything)),
+                  capacities=tuple(caps), tool_limit=capacity.tool_limit(results),
+                  common_rates={op: capacity.common_rate([c for c in group if not c.void] or group)
+                                for op, group in capacity.by_operation(caps).items()})
 
 
 # -- two result sets side by side -----------------------------------------------------------------

@@ -1,12 +1,13 @@
 """report.html: the report model (bench/model.py) as one self-contained page: the sections of
-results.md with their charts (embedded base64 PNG), inline CSS, no external asset."""
+results.md with their charts (embedded base64 PNG; the capacity charts are plotly's, interactive,
+plotly.js embedded once), inline CSS, no external asset."""
 from __future__ import annotations
 
 import base64
 import html
 import re
 
-from bench import charts
+from bench import capacity_charts, charts
 from bench.model import Report
 from bench.report_tables import NOTE, context, sections
 
@@ -22,7 +23,7 @@ td.why{white-space:normal;text-align:left;max-width:40rem}
 img{max-width:100%;margin:.5rem 0;border:1px solid #eee}
 .note{color:#555;font-size:.85rem}code{font-size:.85em}
 """
-WRAPPED = {"failures"}  # sections whose last column is prose
+WRAPPED = {"failures", "closed", "capacity", "curves"}  # sections whose last column is prose
 
 
 def inline(cell: str) -> str:
@@ -55,10 +56,13 @@ def render(report: Report, title: str = "Benchmark report") -> str:
              f"<style>{CSS}</style></head><body>", f"<h1>{html.escape(title)}</h1>"]
     if report.session is None:
         return "\n".join([*parts, "<p>No results.</p></body></html>"])
-    parts.append("<ul>" + "".join(f"<li>{inline(line[2:])}</li>" for line in context(report.session)) + "</ul>")
+    parts.append("<ul>" + "".join(f"<li>{inline(line[2:])}</li>" for line in context(report.session, report))
+                 + "</ul>")
     for section in sections(report):
         parts += [f"<h2>{html.escape(section.title)}</h2>",
                   f'<p class="note">{html.escape(section.intro)}</p>' if section.intro else "",
+                  *(capacity_charts.html(capacity_charts.figures(list(report.capacities)))
+                    if section.key == "capacity" else ()),
                   *(image(png, alt) for png, alt in charts.of_section(section.key, report)),
                   table(section.header, section.lines, wrap_last=section.key in WRAPPED)]
     parts += [f'<p class="note">{html.escape(NOTE)}</p>', "</body></html>"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from bench import rounds, significance
+from bench import capacity_report, rounds, significance
 from bench.model import Failure, Pair, Report, Row, Session
 from harness import machine
 
@@ -18,8 +18,15 @@ NOTE = ("Latencies are in ms from the tool's own histogram or percentiles (– w
         "other); non-2xx are answers with another status. cpu ms/req is the server's whole process tree. "
         "of backend: req/s as a share of what the backend alone served to a direct client loop at the same "
         "concurrency just before (python -m backends.ceiling): near 100% the backend is the bound, far "
-        "below it the stack.")
-NUMERIC = ("req", "p", "max", "mean", "cpu", "rss", "rate")  # right-aligned columns start so
+        "below it the stack. check: each cell checks itself (bench/selfcheck.py): the load tool's own CPU "
+        "(tool cpu %, of its cores), the TCP connections actually open, and Little's law (rate x mean: the "
+        "requests in flight, about the connections when each kept one in flight); a **void** cell (the tool "
+        "or the backend was the bound) says why and is left out of rankings, ratios and capacity. wrk's "
+        "latencies carry wrk's own after-the-run correction for coordinated omission (synthetic samples at "
+        "each connection's mean interval): an estimate, not a measurement; capacity counts open-loop latency "
+        "from each request's intended send time instead.")
+NUMERIC = ("req", "p", "max", "mean", "cpu", "rss", "rate", "capacity", "offered", "sent", "achieved", "tool",
+           "open", "common", "first", "ramp")  # right-aligned columns start so
 
 
 @dataclass(frozen=True)
@@ -78,6 +85,10 @@ def cpu_cell(row: Row) -> str:
     return "–" if row.cpu_per_request_ms is None else f"{row.cpu_per_request_ms:.3f}"
 
 
+def check_cell(row: Row) -> str:
+    return ("**void**: " + "; ".join(row.void_reasons)) if row.void else "ok"
+
+
 def _latency(key: str) -> Callable[[Row], str]:
     return lambda row: ms(row.latency[key])
 
@@ -91,7 +102,9 @@ CLOSED_COLUMNS = (
     ("req/s", lambda row: num(row.rps)), ("of backend", ceiling_cell), ("spread", spread_cell),
     *((f"{key} ms", _latency(key)) for key in ("p50", "p90", "p99", "p99.9", "max")),
     ("errors", errors_cell), ("non-2xx", lambda row: num(row.non_2xx)), ("cpu ms/req", cpu_cell),
-    ("rss MB", lambda row: num(row.peak_rss_mb, 1)))
+    ("rss MB", lambda row: num(row.peak_rss_mb, 1)), ("tool cpu %", lambda row: num(row.tool_cpu_pct)),
+    ("open conn", lambda row: num(row.connections_open)), ("rate x mean", lambda row: num(row.in_flight, 1)),
+    ("check", check_cell))
 OPEN_COLUMNS = (
     *STACK_COLUMNS, ("rate", lambda row: row.config.load), ("conn", lambda row: row.config.connection),
     ("workers", lambda row: num(row.config.workers)), ("req/s done", lambda row: num(row.rps)),
@@ -121,6 +134,11 @@ def failure_cells(failures: tuple[Failure, ...]) -> tuple[list[str], list[list[s
 
 def sections(report: Report) -> list[Section]:
     out = []
+    if report.capacities:
+        out.append(Section("capacity", "Capacity within the SLO", capacity_report.NOTE,
+                           *capacity_report.capacity_cells(report)))
+        out.append(Section("curves", "Latency against throughput: every step of the ramps", "",
+                           *capacity_report.curve_cells(report)))
     if report.closed:
         out.append(Section("closed", "Closed loop (N connections, each waits for its answer)", "",
                            *row_cells(CLOSED_COLUMNS, report.closed)))
@@ -163,7 +181,7 @@ def noise_lines(s: Session) -> list[str]:
     return [text, flagged]
 
 
-def context(s: Session) -> list[str]:
+def context(s: Session, report: Report | None = None) -> list[str]:
     """The header's lines, each a Markdown list item."""
     lines = [f"- machine: {machine.summary(s.machine)}" if s.machine else "- machine: unknown",
              f"- tools: {', '.join(s.tools)}",
@@ -180,6 +198,7 @@ def context(s: Session) -> list[str]:
             lines.append(f"- repeats: {rounds.describe(s.rounds_order, s.repeats)}")
         lines.append(f"- significance of a difference: {significance.METHOD}")
     lines += noise_lines(s)
+    lines += capacity_report.context(report) if report is not None else []
     if s.dev_only:
         lines.append(f"- **dev-only** stacks ({', '.join(s.dev_only)}) are measured to be compared, not deployed")
     lines += [f"- caveat, `{name}`: {'; '.join(texts)}" for name, texts in s.caveats.items()]

@@ -16,7 +16,7 @@ def table(header: list[str], lines: list[list[str]]) -> str:
 def render(report: Report, title: str = "Benchmark results") -> str:
     if report.session is None:
         return f"# {title}\n\nNo results.\n"
-    parts = [f"# {title}", "", *context(report.session), ""]
+    parts = [f"# {title}", "", *context(report.session, report), ""]
     for section in sections(report):
         parts += [f"## {section.title}", ""] + ([section.intro, ""] if section.intro else [])
         parts += [table(section.header, section.lines), ""]

@@ -143,6 +143,12 @@ class Check:
     reasons: list[str] = field(default_factory=list)
 
 
+def backend_share(result) -> float | None:
+    """A run's requests/s over what its backend alone served (bench/ceiling.py); None without a ceiling."""
+    ceiling = (result.backend_ceiling or {}).get("requests_per_s")
+    return result.requests_per_s / ceiling if ceiling and result.ok else None
+
+
 def littles_ratio(connections: int | None, rps: float | None, mean_ms: float | None) -> float | None:
     """rate x mean latency over the connections: ~1 when every connection kept a request in flight."""
     if not connections or not rps or mean_ms is None:
