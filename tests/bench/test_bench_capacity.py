@@ -239,3 +239,42 @@ def test_a_real_short_ramp_against_go_nethttp(tmp_path):
     assert cap.capacity is not None and cap.capacity >= 200
     lines = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert {line["mode"] for line in lines} == {"capacity", "calibration"}
+
+
+def closed(entry, rps, void=()):
+    return Result(entrypoint=entry, operation="hello", tool="wrk", loop="closed", connections=50,
+                  requests=int(rps * 3), requests_per_s=rps, latency_ms={"p99": 5.0, "mean": 2.0},
+                  void_reasons=list(void), repeat=0)
+
+
+def test_void_cells_are_shown_with_their_reason_and_never_ranked():
+    from bench import model, results_md
+
+    results = [closed("a", 9000), closed("a", 9100), closed("b", 5000), closed("b", 5100),
+               closed("c", 20000, void=["load tool saturated: its CPU 97% of its cores"]),
+               closed("c", 21000, void=["load tool saturated: its CPU 97% of its cores"])]
+    for i, r in enumerate(results):
+        r.repeat = i % 2
+    report = model.build(results)
+    pairs = [(p.faster.config.entrypoint, p.slower.config.entrypoint) for p in report.pairs]
+    assert pairs == [("a", "b")]  # c is faster, and void: not ranked
+    md = results_md.render(report)
+    assert "**void**: load tool saturated" in md
+
+
+def test_the_report_leads_with_capacity_and_its_cost_at_the_common_rate():
+    from bench import model, results_md
+
+    results = [step("a", 500, True, cpu_ms=0.05), step("a", 1000, True), step("a", 2000, False),
+               step("b", 500, True, cpu_ms=0.2), step("b", 1000, False),
+               step("c", 500, True), step("c", 1000, None, void=["load tool saturated"])]
+    report = model.build(results)
+    assert report.common_rates == {"hello": 500}
+    md = results_md.render(report)
+    assert md.index("## Capacity within the SLO") < md.index("## Latency against throughput")
+    capacity_table = md.split("## Capacity within the SLO")[1].split("##")[0]
+    rows = {line.split("|")[1].strip(): line for line in capacity_table.splitlines() if line.startswith("| `")}
+    assert rows["`a`"].startswith("| `a` | hello | 1,000 |")
+    assert "| 500 | 50 |" in rows["`a`"]  # common rate 500/s, 50 µs of server CPU per request there
+    assert "| 500 | 200 |" in rows["`b`"]
+    assert "≥ 500" in rows["`c`"] and "load tool saturated" in rows["`c`"]  # void: a lower bound, and why
