@@ -29,6 +29,7 @@ DEFAULT_SLO = "p99=25ms"
 MIN_SUCCESS = 0.999
 COMMON_FRACTION = 0.5  # the common rate: a rung at or below this share of the slowest capacity
 UNITS_MS = {"ms": 1.0, "s": 1000.0, "us": 0.001}
+STEP_OVERHEAD_S = 0.6  # vegeta's start and its per-request record read back, per step
 
 
 @dataclass(frozen=True)
@@ -102,8 +103,11 @@ class RampSettings:
         return rates
 
 
-QUICK_RAMP = RampSettings(start_rate=500.0, step_s=1.0, warmup_s=0.3, tail_samples=5, max_bisections=2,
-                          resolution=1.25)
+# --quick: short steps (0.6 s, at least 300 requests: 3 beyond the p99) on a x3 ladder from 500/s,
+# one bisection, no second look at a failing rung: about 5 s a ramp, a capacity within a factor of
+# about 1.7 (the report gives the bracket), and a p99 that one hiccup of the machine moves
+QUICK_RAMP = RampSettings(start_rate=500.0, factor=3.0, step_s=0.6, warmup_s=0.2, tail_samples=3,
+                          max_bisections=1, resolution=1.3, confirm=False)
 
 
 @dataclass
@@ -174,11 +178,12 @@ def _round_rate(rate: float) -> float:
     return float(f"{rate:.2g}")
 
 
-def estimate_ramp_s(settings: RampSettings, slo: Slo, steps: int = 8) -> float:
+def estimate_ramp_s(settings: RampSettings, slo: Slo) -> float:
     """About how long one ramp takes (for the plan's estimate): steps at rung rates, with overhead."""
+    steps = 4 + settings.max_bisections + (1 if settings.confirm else 0)
     rates = settings.ladder()[:steps] or [settings.start_rate]
     rates += [rates[-1]] * (steps - len(rates))
-    return sum(settings.step_seconds(r, slo) + settings.warmup_s + 0.8 for r in rates)
+    return sum(settings.step_seconds(r, slo) + settings.warmup_s + STEP_OVERHEAD_S for r in rates)
 
 
 # -- what the steps of a run add up to (read from Result lines) ----------------------------------

@@ -8,7 +8,8 @@ from bench import capacity
 
 NOTE = ("Capacity: the highest offered rate at which the step held the SLO (latency counted from each "
         "request's intended send time, so a stall cannot hide behind a waiting load tool), from an "
-        "open-loop ramp: a geometric ladder, a failing rung measured twice, then bisection. interval: "
+        "open-loop ramp: a geometric ladder, a failing rung measured again (not with --quick), then "
+        "bisection. interval: "
         "min–max over the repeats, or with one ramp the bracket between the rate that held and the first "
         "that did not. The common rate is a rate every stack of the operation held, at or below "
         f"{capacity.COMMON_FRACTION:.0%} of the slowest capacity; cpu µs/req and RSS there are the cost of a "
