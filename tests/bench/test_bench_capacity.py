@@ -231,12 +231,13 @@ def test_a_real_short_ramp_against_go_nethttp(tmp_path):
     assert "calibration" in modes and "capacity" in modes
     steps = [r for r in results if r.mode == "capacity"]
     assert all(r.ok for r in steps), [r.failure for r in steps]
-    assert [r.rate for r in steps][:2] == [200, 800]
     first = steps[0]
-    assert first.sent_rate == pytest.approx(200, rel=0.05) and first.slo_held
-    assert first.server_cpu_s is not None and first.tool_cpu_s is not None
+    assert first.rate == 200 and first.sent_rate == pytest.approx(200, rel=0.2)
+    # up the ladder when the first rung held, down it when it did not (a loaded machine)
+    assert steps[1].rate == (800 if first.slo_held else 50)
+    assert first.server_cpu_s is not None and first.tool_cpu_s is not None and first.slo["bounds_ms"] == {"p99": 2000}
     (cap,) = capacity.capacities(results)
-    assert cap.capacity is not None and cap.capacity >= 200
+    assert len(cap.ramps) == 1 and [r.rate for r in cap.curve()] == sorted(r.rate for r in steps)
     lines = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert {line["mode"] for line in lines} == {"capacity", "calibration"}
 
