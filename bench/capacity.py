@@ -282,15 +282,23 @@ class Capacity:
         """The ramp ended on the tool or the backend: its capacity is a lower bound, not ranked."""
         return bool(self.void_reasons)
 
-    def step_at(self, rate: float) -> list:
-        return [r for ramp in self.ramps for r in ramp.steps if r.rate == rate and r.ok and not r.void_reasons]
+    def cost_rate(self, rate: float) -> float | None:
+        """The held rate of this stack's steps nearest to rate: the highest at or below it, else the
+        lowest above it (the ladders of the stacks share rungs, but not always the common rate)."""
+        held = sorted({r.rate for r in self.curve() if r.slo_held and not r.void_reasons})
+        if not held:
+            return None
+        below = [h for h in held if h <= rate]
+        return below[-1] if below else held[0]
 
-    def cost_at(self, rate: float) -> tuple[float | None, float | None]:
-        """(server CPU us per request, peak RSS MB) at rate, medians over the steps there."""
-        steps = self.step_at(rate)
+    def cost_at(self, rate: float) -> tuple[float | None, float | None, float | None]:
+        """(the rate measured, server CPU us per request, peak RSS MB) near rate (cost_rate), medians
+        over the held steps there."""
+        near = self.cost_rate(rate)
+        steps = [r for r in self.curve() if r.rate == near and r.slo_held and not r.void_reasons]
         cpu = [1000 * r.cpu_per_request_ms for r in steps if r.cpu_per_request_ms is not None]
         rss = [r.server_peak_rss_mb for r in steps if r.server_peak_rss_mb is not None]
-        return (statistics.median(cpu) if cpu else None, statistics.median(rss) if rss else None)
+        return near, statistics.median(cpu) if cpu else None, statistics.median(rss) if rss else None
 
     def curve(self) -> list:
         """Every non-superseded step, by offered rate (the latency/throughput curve)."""
@@ -316,19 +324,10 @@ def tool_limit(results: list) -> float | None:
 
 
 def common_rate(group: list[Capacity]) -> float | None:
-    """The highest rate every stack of the group measured and held, at or below COMMON_FRACTION of
-    the slowest capacity (the lowest rung all held when none is that low)."""
-    held_by_all = None
-    for c in group:
-        rates = {rate for ramp in c.ramps for rate, ok in ramp.decided.items() if ok}
-        held_by_all = rates if held_by_all is None else held_by_all & rates
-    if not held_by_all:
-        return None
+    """The rate where the stacks' cost per request is compared: COMMON_FRACTION of the slowest
+    capacity of the group (two significant digits), a rate every stack with a capacity holds."""
     slowest = min((c.capacity for c in group if c.capacity), default=None)
-    if slowest is None:
-        return None
-    below = [r for r in held_by_all if r <= COMMON_FRACTION * slowest]
-    return max(below) if below else min(held_by_all)
+    return _round_rate(COMMON_FRACTION * slowest) if slowest else None
 
 
 def by_operation(caps: list[Capacity]) -> dict[str, list[Capacity]]:

@@ -11,9 +11,10 @@ NOTE = ("Capacity: the highest offered rate at which the step held the SLO (late
         "open-loop ramp: a geometric ladder, a failing rung measured again (not with --quick), then "
         "bisection. interval: "
         "min–max over the repeats, or with one ramp the bracket between the rate that held and the first "
-        "that did not. The common rate is a rate every stack of the operation held, at or below "
-        f"{capacity.COMMON_FRACTION:.0%} of the slowest capacity; cpu µs/req and RSS there are the cost of a "
-        "request. A void capacity is a lower bound: above it the load tool (its core busy, or past its own "
+        "that did not. The common rate is "
+        f"{capacity.COMMON_FRACTION:.0%} of the slowest capacity of the operation, a rate every stack holds; "
+        "cpu µs/req (the server's whole process tree) and RSS are each stack's at its held step nearest to it "
+        "(measured at: the highest at or below it, else the lowest above), the cost of a request. A void capacity is a lower bound: above it the load tool (its core busy, or past its own "
         "limit against a trivial server) or the backend was the bound, not the stack; it is not ranked.")
 
 
@@ -26,19 +27,20 @@ def _stack(c) -> str:
 
 
 def capacity_cells(report) -> tuple[list[str], list[list[str]]]:
-    header = ["stack", "op", "capacity/s", "interval", "ramps", "first failed", "common rate", "cpu µs/req",
-              "rss MB", "void"]
+    header = ["stack", "op", "capacity/s", "interval", "ramps", "first failed", "common rate", "measured at",
+              "cpu µs/req", "rss MB", "void"]
     lines = []
     for op, group in capacity.by_operation(list(report.capacities)).items():
         common = report.common_rates.get(op)
         ranked = sorted(group, key=lambda c: (c.void, -(c.capacity or 0)))
         for c in ranked:
-            cpu, rss = c.cost_at(common) if common else (None, None)
+            near, cpu, rss = c.cost_at(common) if common else (None, None, None)
             interval = f"{c.interval[0]:,.0f}–{c.interval[1]:,.0f}" if c.interval else "–"
             first_failed = [r.first_failed for r in c.ramps if r.first_failed]
             cap = _rate(c.capacity) if not c.void else f"≥ {_rate(c.capacity)}"
             lines.append([_stack(c), op, cap, interval, str(len(c.ramps)), _rate(min(first_failed, default=None)),
-                          _rate(common), "–" if cpu is None else f"{cpu:,.0f}", "–" if rss is None else f"{rss:,.1f}",
+                          _rate(common), _rate(near), "–" if cpu is None else f"{cpu:,.0f}",
+                          "–" if rss is None else f"{rss:,.1f}",
                           "; ".join(c.void_reasons) or "–"])
     return header, lines
 

@@ -318,7 +318,7 @@ def build(results: list[Result]) -> Report:
                   pairs=tuple(ranked_pairs(closed)), route_pairs=tuple(route_pairs(closed)),
                   repeated=any(len(r.rps_values) >= 2 for r in closed), failures=tuple(failures(everything)),
                   capacities=tuple(caps), tool_limit=capacity.tool_limit(results),
-                  common_rates={op: capacity.common_rate([c for c in group if not c.void] or group)
+                  common_rates={op: capacity.common_rate(group)
                                 for op, group in capacity.by_operation(caps).items()})
 
 

@@ -160,9 +160,10 @@ def test_capacity_interval_common_rate_and_cost_from_the_steps():
     assert caps["a"].values == [1400, 2000] and caps["a"].capacity == 1700
     assert caps["a"].interval == (1400, 2000)
     assert caps["b"].capacity == 710 and caps["b"].interval == (710, 1000)  # one ramp: its bracket
-    # a rate every stack held, at or below half the slowest capacity (710): 500
-    assert capacity.common_rate(list(caps.values())) == 500
-    assert caps["b"].cost_at(500) == (300.0, 30.0)
+    # half the slowest capacity (710), and each stack's cost at its held step nearest below it
+    assert capacity.common_rate(list(caps.values())) == 360
+    assert caps["b"].cost_at(360) == (500, 300.0, 30.0)  # none at or below: the lowest held step
+    assert caps["a"].cost_at(1200) == (1000, 50.0, 30.0)
     assert capacity.tool_limit(results) == 20000
 
 
@@ -270,12 +271,12 @@ def test_the_report_leads_with_capacity_and_its_cost_at_the_common_rate():
                step("b", 500, True, cpu_ms=0.2), step("b", 1000, False),
                step("c", 500, True), step("c", 1000, None, void=["load tool saturated"])]
     report = model.build(results)
-    assert report.common_rates == {"hello": 500}
+    assert report.common_rates == {"hello": 250}  # half of b's 500/s
     md = results_md.render(report)
     assert md.index("## Capacity within the SLO") < md.index("## Latency against throughput")
     capacity_table = md.split("## Capacity within the SLO")[1].split("##")[0]
     rows = {line.split("|")[1].strip(): line for line in capacity_table.splitlines() if line.startswith("| `")}
     assert rows["`a`"].startswith("| `a` | hello | 1,000 |")
-    assert "| 500 | 50 |" in rows["`a`"]  # common rate 500/s, 50 µs of server CPU per request there
-    assert "| 500 | 200 |" in rows["`b`"]
+    assert "| 250 | 500 | 50 |" in rows["`a`"]  # common rate 250/s, measured at 500/s: 50 µs of CPU a request
+    assert "| 250 | 500 | 200 |" in rows["`b`"]
     assert "≥ 500" in rows["`c`"] and "load tool saturated" in rows["`c`"]  # void: a lower bound, and why
