@@ -26,7 +26,7 @@ NOTE = ("Latencies are in ms from the tool's own histogram or percentiles (– w
         "each connection's mean interval): an estimate, not a measurement; capacity counts open-loop latency "
         "from each request's intended send time instead.")
 NUMERIC = ("req", "p", "max", "mean", "cpu", "rss", "rate", "capacity", "offered", "sent", "achieved", "tool",
-           "open", "common", "first", "ramp")  # right-aligned columns start so
+           "open", "common", "first", "ramp", "measured")  # right-aligned columns start so
 
 
 @dataclass(frozen=True)
