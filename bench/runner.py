@@ -277,7 +277,8 @@ class Runner:
             loop=result.loop, tool_cpu_pct=watched.tool_cpu_pct, tool_cores_busy_pct=watched.tool_cores_busy_pct,
             connections=result.connections,
             connections_open=watched.connections_open, requests_per_s=result.requests_per_s, mean_latency_ms=mean,
-            offered_rate=result.rate, sent_rate=None, backend_share=selfcheck.backend_share(result)))
+            offered_rate=result.rate, sent_rate=None, backend_share=selfcheck.backend_share(result),
+            error_share=result.errors_total / max(1, result.requests + result.errors_total)))
 
     def apply_probe(self, result: Result, reading: noise.Reading) -> None:
         result.probe_before, result.probe_after = reading.before, reading.after

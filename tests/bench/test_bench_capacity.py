@@ -184,6 +184,8 @@ def test_void_rules():
     why = selfcheck.void_reasons(check(loop="closed", connections=512, requests_per_s=96000,
                                        mean_latency_ms=2.0, connections_open=512))
     assert len(why) == 1 and "Little's law" in why[0]  # 192 in flight for 512 connections
+    assert selfcheck.void_reasons(check(loop="closed", connections=512, requests_per_s=96000, mean_latency_ms=2.0,
+                                        error_share=0.2)) == []  # refused connections: the stack's finding
     assert "saturated" in selfcheck.void_reasons(check(loop="closed", tool_cpu_pct=97))[0]
     assert "backend" in selfcheck.void_reasons(check(loop="closed", backend_share=0.93))[0]
     assert "above the load tool's own limit" in selfcheck.void_reasons(
