@@ -39,6 +39,8 @@ def label(row: Row, with_op: bool = False, with_load: bool = True) -> str:
         text += f" {r.load}" + ("" if r.keepalive else " close")
     if row.dev_only:
         text += " [dev-only]"
+    if row.void:  # the tool or the backend was the bound (bench/selfcheck.py): the table says why
+        text += " [VOID]"
     return text
 
 

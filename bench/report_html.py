@@ -23,7 +23,7 @@ td.why{white-space:normal;text-align:left;max-width:40rem}
 img{max-width:100%;margin:.5rem 0;border:1px solid #eee}
 .note{color:#555;font-size:.85rem}code{font-size:.85em}
 """
-WRAPPED = {"failures", "closed", "capacity", "curves"}  # sections whose last column is prose
+WRAPPED = {"failures", "closed", "open", "capacity", "curves"}  # sections whose last column is prose
 
 
 def inline(cell: str) -> str:

@@ -110,7 +110,8 @@ OPEN_COLUMNS = (
     ("workers", lambda row: num(row.config.workers)), ("req/s done", lambda row: num(row.rps)),
     ("success", lambda row: "–" if row.success_ratio is None else f"{100 * row.success_ratio:.2f}%"),
     *((f"{key} ms", _latency(key)) for key in ("mean", "p50", "p95", "p99", "max")),
-    ("errors", errors_cell), ("non-2xx", lambda row: num(row.non_2xx)), ("cpu ms/req", cpu_cell))
+    ("errors", errors_cell), ("non-2xx", lambda row: num(row.non_2xx)), ("cpu ms/req", cpu_cell),
+    ("tool cpu %", lambda row: num(row.tool_cpu_pct)), ("check", check_cell))
 
 
 def row_cells(columns, rows: tuple[Row, ...]) -> tuple[list[str], list[list[str]]]:
