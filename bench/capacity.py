@@ -89,11 +89,13 @@ class RampSettings:
     warmup_s: float = 1.0  # sent before each step's window, not counted
     tail_samples: int = 10  # requests beyond the tightest percentile a step must have
     confirm: bool = True  # measure a failing step again before believing it
+    max_step_s: float = 30.0  # ... but no step longer than this (a slow rate's percentile is coarser)
+    max_down: int = 3  # rungs below the first one tried, when it failed
 
     def step_seconds(self, rate: float, slo: Slo) -> float:
         """Measured seconds at rate: step_s, or longer until tail_samples lie beyond the percentile."""
         needed = self.tail_samples / (1 - slo.tightest_quantile / 100)
-        return max(self.step_s, needed / rate)
+        return min(self.max_step_s, max(self.step_s, needed / rate))
 
     def ladder(self) -> list[float]:
         rates, rate = [], self.start_rate
@@ -107,7 +109,7 @@ class RampSettings:
 # one bisection, no second look at a failing rung: about 5 s a ramp, a capacity within a factor of
 # about 1.7 (the report gives the bracket), and a p99 that one hiccup of the machine moves
 QUICK_RAMP = RampSettings(start_rate=500.0, factor=3.0, step_s=0.6, warmup_s=0.2, tail_samples=3,
-                          max_bisections=1, resolution=1.3, confirm=False)
+                          max_bisections=1, resolution=1.3, confirm=False, max_step_s=2.0, max_down=2)
 
 
 @dataclass
@@ -150,7 +152,7 @@ def run_ramp(measure: Callable[[float, str], Outcome], settings: RampSettings,
             break
     if held is None and failed is not None:  # the first rung failed: down the ladder
         rate = failed
-        for _ in range(3):
+        for _ in range(settings.max_down):
             rate /= settings.factor
             o = step(rate, "down")
             if o.held and not o.void:
