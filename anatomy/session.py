@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
+import psutil
+
 from anatomy import driver_parts, layers, pprof, pyspy, threadcpu
 from backends import DEFAULT_USERS
 from anatomy.census import SPAWNER, WORKER, Census
@@ -174,12 +176,41 @@ def run(settings: Settings) -> dict:
     return result
 
 
+def settle(root: int, quiet_cpu_s: float = 0.05, step: float = 0.5, timeout: float = 30.0) -> None:
+    """Wait until the entry's processes are booted: no new process and under quiet_cpu_s of CPU per
+    step. Some supervisors say ready before their workers have imported the app (gunicorn's
+    when_ready comes before it forks them): a window that starts then measures the imports."""
+    def tree() -> tuple[int, float]:
+        try:
+            procs = [psutil.Process(root), *psutil.Process(root).children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return 0, 0.0
+        cpu = 0.0
+        for proc in procs:
+            try:
+                times = proc.cpu_times()
+                cpu += times.user + times.system
+            except (psutil.NoSuchProcess, psutil.AccessDenied):
+                pass
+        return len(procs), cpu
+
+    deadline = time.monotonic() + timeout
+    before = tree()
+    while time.monotonic() < deadline:
+        time.sleep(step)
+        after = tree()
+        if after[0] == before[0] and after[1] - before[1] < quiet_cpu_s:
+            return
+        before = after
+
+
 def _observe(entry, settings: Settings, server: EntryProcess, port: int, backend_ports: set[int], workdir: Path,
              pprof_port: int | None) -> dict:
     tool = Wrk()
     spec = LoadSpec(base_url=server.url, path=catalog.OPERATIONS[settings.op], connections=settings.connections,
                     duration_s=settings.seconds, users=settings.users, workdir=workdir, stem="wrk")
     load: dict = {}
+    settle(server.pid)
     conns = Connections(port, backend_ports)
     conns.mark_start()
     loader = threading.Thread(target=lambda: load.update(done=run_bounded(tool.command(spec), tool.time_limit(spec))),
