@@ -31,9 +31,10 @@ RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (PARSE, "redis/_parsers/", ()), (PARSE, "hiredis/", ()), (PARSE, "coredis/parser", ()),
     (PARSE, "coredis/_protocols", ()),
     (ENCODE, "redis/", ("pack_command", "_pack_command_python", "pack", "encode", "pack_commands")),
-    (ENCODE, "coredis/", ("pack_command", "pack", "encode")), (ENCODE, "google/protobuf/", ()),
+    (ENCODE, "coredis/_packer", ()), (ENCODE, "coredis/", ("pack_command", "pack", "encode")),
+    (ENCODE, "google/protobuf/", ()),
     (POOL, "redis/", ("get_connection", "release", "make_connection", "_checkpid", "ensure_connection",
-                      "_get_free_connection", "get_available_connection", "can_read_destructive", "connect",
+                      "_get_free_connection", "get_available_connection", "can_read", "can_read_destructive", "connect",
                       "re_auth", "_finish_release")),
     # the write to the transport (uvloop's is C, which py-spy shows as this Python frame)
     (SOCKET, "redis/", ("send_packed_command", "sendall", "_send_packed_command")),
