@@ -77,6 +77,7 @@ def test_redis_py_clients_run_the_parser_and_packer_they_name(backends, client, 
     connection = sync.client.connection_pool.get_connection()
     try:
         assert parser in type(connection._parser).__name__
+        assert connection.protocol == 3  # redis-py 8 speaks RESP3 (HELLO 3), the page says so
         packer = type(connection._command_packer).__name__
         assert packer == ("HiredisRespSerializer" if client == "hiredis" else "PythonRespSerializer")
     finally:
