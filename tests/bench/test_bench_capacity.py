@@ -182,8 +182,10 @@ def test_void_rules():
     assert selfcheck.void_reasons(check(loop="closed", connections=50, requests_per_s=10000,
                                         mean_latency_ms=5.0)) == []
     why = selfcheck.void_reasons(check(loop="closed", connections=512, requests_per_s=96000,
-                                       mean_latency_ms=2.0, connections_open=512))
-    assert len(why) == 1 and "Little's law" in why[0]  # 192 in flight for 512 connections
+                                       mean_latency_ms=2.0, connections_open=512, tool_cpu_pct=80))
+    assert len(why) == 1 and "Little's law" in why[0]  # 192 in flight for 512 connections, a busy tool
+    assert selfcheck.void_reasons(check(loop="closed", connections=512, requests_per_s=96000, mean_latency_ms=2.0,
+                                        tool_cpu_pct=20)) == []  # the tool had CPU to spare: not its pace
     assert selfcheck.void_reasons(check(loop="closed", connections=512, requests_per_s=96000, mean_latency_ms=2.0,
                                         error_share=0.2)) == []  # refused connections: the stack's finding
     assert "saturated" in selfcheck.void_reasons(check(loop="closed", tool_cpu_pct=97))[0]
