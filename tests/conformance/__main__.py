@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench import versions
+from harness import versions
 
 from . import nginx, report
 

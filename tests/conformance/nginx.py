@@ -15,8 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.procs import stop_tree
-from servers.core.start import free_port
+from processes import tree
+from processes.ports import free_port
 
 START_TIMEOUT_S = 10.0
 
@@ -90,6 +90,6 @@ class Nginx:
 
     def stop(self) -> None:
         if self.proc is not None:
-            stop_tree(self.proc, 5.0)
+            tree.stop(self.proc, 5.0)
             self.proc = None
         shutil.rmtree(self.dir, ignore_errors=True)
