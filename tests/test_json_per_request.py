@@ -1,9 +1,10 @@
 """/json is serialized inside each request, on every Python stack (TechEmpower's JSON rule).
 
 How it is shown: the entry runs as a real process (its real server, workers and framework) with
-tests/json_spy on PYTHONPATH. That directory's sitecustomize wraps json.dumps and ujson.dumps,
-which every Python app's JSON machinery ends in (Flask's provider, Falcon's JSONHandler, Sanic's
-default dumps, tornado's, twisted's, http.server's and the bare app's json.dumps), and counts the
+tests/json_spy on PYTHONPATH. That directory's sitecustomize wraps json.dumps, ujson.dumps and
+orjson.dumps, which every Python app's JSON machinery ends in (Flask's provider, Falcon's JSONHandler,
+Sanic's default dumps, BlackSheep's json settings, Emmett's serializer (orjson),
+tornado's, twisted's, http.server's and the bare app's json.dumps), and counts the
 calls that serialize {"message": "Hello, World!"} in a file shared by all the server's processes.
 N requests must make exactly N such calls: a body built once at import (or cached) makes fewer,
 at most one per worker. The wrapper passes every call through unchanged, so the servers run the

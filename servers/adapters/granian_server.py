@@ -1,10 +1,13 @@
-"""granian: a Rust HTTP server (hyper on tokio) driving a Python app, in ASGI or WSGI mode.
+"""granian: a Rust HTTP server (hyper on tokio) driving a Python app, in ASGI, RSGI or WSGI mode.
 
 The main process forks --workers processes and supervises them; each worker loads the app through
 our target loader (build_app bound to the flags, so the app and the clients it makes are the
 worker's own, after the fork), binds its own listening socket on the port with SO_REUSEPORT (on
 Linux granian shares no socket: the kernel spreads new connections over the workers' sockets by
-hash). ASGI: a uvloop event loop runs the app while Rust threads do the HTTP. WSGI: the Rust runtime
+hash). ASGI: a uvloop event loop runs the app while Rust threads do the HTTP. RSGI, granian's own
+interface: the same, but the app is called as app.__rsgi__(scope, protocol) and answers with one call
+(protocol.response_str/bytes) instead of ASGI's message dicts; its __rsgi_init__ runs on each
+worker's loop before it serves (Emmett's startup). WSGI: the Rust runtime
 does the I/O and hands each request to a pool of blocking Python threads, where the app runs holding
 the GIL: THREADS_PER_WORKER of them, as the suite's other thread pools (granian's default is
 backlog / workers / 2, and it warns past 2 x cores + 1). Keep-alive on (granian's HTTP/1 default,
@@ -43,6 +46,10 @@ def _load(options: Options, app_path: str) -> Any:
 
 def serve_asgi(app_path: str, options: Options, ready: Callable[[], None]) -> None:
     _serve(Interfaces.ASGI, app_path, options, ready)
+
+
+def serve_rsgi(app_path: str, options: Options, ready: Callable[[], None]) -> None:
+    _serve(Interfaces.RSGI, app_path, options, ready)
 
 
 def serve_wsgi(app_path: str, options: Options, ready: Callable[[], None]) -> None:

@@ -1,5 +1,5 @@
-"""granian in WSGI and ASGI mode (servers/adapters/granian_server.py)."""
-from servers.core.specs import ASGI, ASYNCIO_PATHS, WSGI, Caveat, ServerSpec
+"""granian in WSGI, ASGI and RSGI mode (servers/adapters/granian_server.py)."""
+from servers.core.specs import ASGI, ASYNCIO_PATHS, RSGI, WSGI, Caveat, ServerSpec
 
 # On Linux granian's main process holds no socket: it hands each worker the address, and the worker
 # binds its own socket with SO_REUSEPORT (granian/server/common.py _init_shared_socket).
@@ -29,5 +29,12 @@ SPECS = (
                caveats=(_KILL_RESETS, _PARSER,
                         Caveat("granian-connect", "HTTP/1.1: granian hands CONNECT to the ASGI app, which "
                                                   "redirects it (307)")),
+               pip_packages=("granian", "uvloop"), code_paths=("granian/", *ASYNCIO_PATHS), **_COMMON),
+    ServerSpec(name="granian-rsgi", interface=RSGI, serve="servers.adapters.granian_server:serve_rsgi",
+               model="asyncio", entry_suffix="granian",
+               description="granian's Rust HTTP server through its own RSGI interface, one worker process per core",
+               details=f"{_SOCKETS} Each worker calls the app's __rsgi__(scope, protocol) on its uvloop event "
+                       f"loop: the app answers with one call (protocol.response_str/bytes) where ASGI sends "
+                       f"message dicts, and the Rust side writes the response. {_STOP}",
                pip_packages=("granian", "uvloop"), code_paths=("granian/", *ASYNCIO_PATHS), **_COMMON),
 )

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# Interfaces an app speaks and a server serves; any other value is a framework's own API (sanic,
-# tornado, twisted, stdlib), served only by that framework's server, or "go" (servers/go commands).
-WSGI, ASGI, GO = "wsgi", "asgi", "go"
+# Interfaces an app speaks and a server serves (RSGI is granian's own, the interface Emmett is written to);
+# any other value is a framework's own API (sanic, tornado, twisted, stdlib), served only by
+# that framework's server, or "go" (servers/go commands).
+WSGI, ASGI, RSGI, GO = "wsgi", "asgi", "rsgi", "go"
 
 
 @dataclass(frozen=True)

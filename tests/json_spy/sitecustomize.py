@@ -2,10 +2,11 @@
 
 Put on PYTHONPATH by tests/test_json_per_request.py (never by the servers themselves), so Python
 imports it at startup in the server process and in every worker it forks or spawns, before any
-app or framework module. It wraps json.dumps and ujson.dumps, the two functions the Python apps'
-JSON machinery ends in (Flask's JSON provider, Falcon's JSONHandler, tornado's and the stdlib
-apps' dumps, Sanic's default dumps), and appends one byte to the file named by
-REFSUITE_JSON_SPY each time one of them serializes {"message": "Hello, World!"}. The wrapper
+app or framework module. It wraps json.dumps, ujson.dumps and orjson.dumps, the functions the Python
+apps' JSON machinery ends in (Flask's JSON provider, Falcon's JSONHandler, tornado's and the stdlib
+apps' dumps, Sanic's default dumps, BlackSheep's json settings; orjson: Emmett's serializer, which
+binds orjson.dumps when emmett_core is imported, after this module ran), and appends one byte to
+the file named by REFSUITE_JSON_SPY each time one of them serializes {"message": "Hello, World!"}. The wrapper
 calls the original function with the same arguments and returns its result: the code path the
 apps run is the one they run without it.
 """
@@ -28,9 +29,9 @@ if _path:
         return dumps_and_count
 
     json.dumps = _counting(json.dumps)
-    try:
-        import ujson
-    except ImportError:
-        pass
-    else:
-        ujson.dumps = _counting(ujson.dumps)
+    for _library in ("ujson", "orjson"):
+        try:
+            _module = __import__(_library)
+        except ImportError:
+            continue
+        _module.dumps = _counting(_module.dumps)

@@ -1,0 +1,12 @@
+"""BlackSheep's app (servers/apps/blacksheep_app.py)."""
+from servers.core.specs import ASGI, FrameworkSpec
+
+SPECS = (
+    FrameworkSpec(name="blacksheep", framework="blacksheep", title="BlackSheep", interface=ASGI,
+                  factory="servers.apps.blacksheep_app:create_app",
+                  details="BlackSheep's router (compiled with Cython) matches the path and binds the typed path "
+                          "parameter, async handlers return text() and json(), which serializes per request. "
+                          "Mongo through AsyncMongoClient and Redis through redis.asyncio, made in the worker's "
+                          "loop.",
+                  pip_packages=("blacksheep",), lesson="blacksheep", code_paths=("blacksheep/", "essentials/")),
+)

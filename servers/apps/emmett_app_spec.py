@@ -1,0 +1,13 @@
+"""Emmett's app (servers/apps/emmett_app.py), served through granian's RSGI interface."""
+from servers.core.specs import RSGI, FrameworkSpec
+
+SPECS = (
+    FrameworkSpec(name="emmett", framework="emmett", title="Emmett", interface=RSGI,
+                  factory="servers.apps.emmett_app:create_app",
+                  details="Emmett's router (its matching in Rust, emmett-core) dispatches through the route's "
+                          "pipeline to async handlers; @service.json serializes each return value per request "
+                          "(orjson). Mongo through AsyncMongoClient and Redis through redis.asyncio, made in the "
+                          "worker's loop.",
+                  pip_packages=("emmett", "emmett-core", "orjson"), lesson="emmett",
+                  code_paths=("emmett/", "emmett_core/", "orjson")),
+)

@@ -1,0 +1,22 @@
+"""Emmett on granian's Rust HTTP server through its own RSGI interface, one worker process per core.
+
+granian's main process forks --workers processes and supervises them; each binds the port with its
+own SO_REUSEPORT socket (the kernel spreads new connections over them) and parses HTTP in Rust
+(hyper on tokio). Each worker calls the app's __rsgi__(scope, protocol) on its uvloop event loop:
+the app answers with one call (protocol.response_str/bytes) where ASGI sends message dicts, and the
+Rust side writes the response. Keep-alive on (granian's default), backlog 1024, no access log; a
+worker that dies is replaced (respawn_failed_workers); SIGTERM: workers get 3 s, then SIGKILL.
+
+Emmett's router (its matching in Rust, emmett-core) dispatches through the route's pipeline to async
+handlers; @service.json serializes each return value per request (orjson). Mongo through
+AsyncMongoClient and Redis through redis.asyncio, made in the worker's loop.
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.emmett_granian":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.emmett_granian`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("emmett_granian")
