@@ -10,6 +10,11 @@ worker that dies is replaced (respawn_failed_workers); SIGTERM: workers get 3 s,
 Emmett's router (its matching in Rust, emmett-core) dispatches through the route's pipeline to async
 handlers; @service.json serializes each return value per request (orjson). Mongo through
 AsyncMongoClient and Redis through redis.asyncio, made in the worker's loop.
+
+Caveat: each worker listens on its own SO_REUSEPORT socket: when one dies, the connections queued on
+its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1).
+
+Caveat: HTTP/1.1: granian checks no Host.
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -13,7 +13,10 @@ AsyncMongoClient and Redis through redis.asyncio, made in the worker's loop.
 Caveat: each worker listens on its own SO_REUSEPORT socket: when one dies, the connections queued on
 its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1).
 
-Caveat: HTTP/1.1: granian takes an authority-form GET target as a path and checks no Host.
+Caveat: HTTP/1.1: granian checks no Host.
+
+Caveat: HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an
+empty path, which the framework redirects to / or serves as /.
 
 Caveat: HTTP/1.1: granian hands CONNECT to the ASGI app, which redirects it (307).
 """

@@ -11,7 +11,13 @@ _STOP = ("Keep-alive on (granian's default), backlog 1024, no access log; a work
 _KILL_RESETS = Caveat("reuseport-kill-resets",
                       "each worker listens on its own SO_REUSEPORT socket: when one dies, the connections queued "
                       "on its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1)")
-_PARSER = Caveat("granian-parser", "HTTP/1.1: granian takes an authority-form GET target as a path and checks no Host")
+_PARSER = Caveat("granian-parser", "HTTP/1.1: granian checks no Host")
+# What granian passes on that some frameworks mishandle: their apps' specs name these as combination
+# caveats (BlackSheep's and Emmett's answer 404, as the contract asks).
+EMPTY_PATH = Caveat("granian-empty-path",
+                    "HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an empty "
+                    "path, which the framework redirects to / or serves as /")
+CONNECT = Caveat("granian-connect", "HTTP/1.1: granian hands CONNECT to the ASGI app, which redirects it (307)")
 _COMMON = dict(lesson="granian", replaces_dead_workers=True)
 
 SPECS = (
@@ -26,9 +32,7 @@ SPECS = (
                description="granian's Rust HTTP server in ASGI mode, one worker process per core",
                details=f"{_SOCKETS} Each worker hands each request to the app's async handlers on its uvloop "
                        f"event loop, so a worker blocks only where a handler computes. {_STOP}",
-               caveats=(_KILL_RESETS, _PARSER,
-                        Caveat("granian-connect", "HTTP/1.1: granian hands CONNECT to the ASGI app, which "
-                                                  "redirects it (307)")),
+               caveats=(_KILL_RESETS, _PARSER),
                pip_packages=("granian", "uvloop"), code_paths=("granian/", *ASYNCIO_PATHS), **_COMMON),
     ServerSpec(name="granian-rsgi", interface=RSGI, serve="servers.adapters.granian_server:serve_rsgi",
                model="asyncio", entry_suffix="granian",
@@ -36,5 +40,5 @@ SPECS = (
                details=f"{_SOCKETS} Each worker calls the app's __rsgi__(scope, protocol) on its uvloop event "
                        f"loop: the app answers with one call (protocol.response_str/bytes) where ASGI sends "
                        f"message dicts, and the Rust side writes the response. {_STOP}",
-               pip_packages=("granian", "uvloop"), code_paths=("granian/", *ASYNCIO_PATHS), **_COMMON),
+               caveats=(_KILL_RESETS, _PARSER), pip_packages=("granian", "uvloop"), code_paths=("granian/", *ASYNCIO_PATHS), **_COMMON),
 )

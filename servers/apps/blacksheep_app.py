@@ -16,6 +16,7 @@ import logging
 
 from blacksheep import Application, Request, Response, json, text
 from blacksheep.exceptions import HTTPException, NotFound
+from blacksheep.server.routing import Router
 
 from backends.errors import BackendUnavailable
 from backends.ids import parse_user_id
@@ -63,7 +64,7 @@ async def internal_error(app: Application, request: Request, exc: Exception) -> 
 
 
 def create_app(options: Options) -> Application:
-    app = Application(show_error_details=False)
+    app = Application(router=Router(), show_error_details=False)  # its own router, not the module default
     # BlackSheep logs every handled HTTP error (a 404, a 405) at INFO on its own logger, whose level it
     # sets itself: a log line per request is what the contract rules out.
     logging.getLogger("blacksheep.server").setLevel(logging.WARNING)

@@ -1,4 +1,5 @@
 """Falcon's WSGI app (servers/apps/falcon_app.py)."""
+from servers.adapters.granian_server_spec import EMPTY_PATH
 from servers.core.specs import WSGI, FrameworkSpec
 
 SPECS = (
@@ -6,5 +7,6 @@ SPECS = (
                   factory="servers.apps.falcon_app:create_app",
                   details="pymongo's client and redis-py's pool are made when the app is built, in the "
                           "process that serves (after any fork).",
-                  pip_packages=("falcon",), lesson="falcon", code_paths=("falcon/",), default_server="gunicorn-sync"),
+                  pip_packages=("falcon",), lesson="falcon", code_paths=("falcon/",), default_server="gunicorn-sync",
+                  combination_caveats=(("granian-wsgi", EMPTY_PATH),)),
 )

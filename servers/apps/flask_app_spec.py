@@ -1,4 +1,5 @@
 """Flask's app (servers/apps/flask_app.py)."""
+from servers.adapters.granian_server_spec import EMPTY_PATH
 from servers.core.specs import WSGI, Caveat, FrameworkSpec
 
 # HTTP/1.1 conformance (tests/conformance): on the servers whose parser passes the request on.
@@ -15,7 +16,7 @@ SPECS = (
                   default_server="gunicorn-sync",
                   combination_caveats=(*((server, _METHOD_CASE) for server in (
                       "werkzeug", "werkzeug-threaded", "werkzeug-processes", "gevent", "tornado-wsgi", "twisted-wsgi",
-                      "wsgiref", "uwsgi", "granian-wsgi")), ("uwsgi", _HTTP09)),
+                      "wsgiref", "uwsgi", "granian-wsgi")), ("uwsgi", _HTTP09), ("granian-wsgi", EMPTY_PATH)),
                   # redis-py with hiredis's parser everywhere; on gevent (the Redis comparisons'
                   # Flask stack) also without it (docs/backends/redis.md)
                   redis_variants=("redispy",), variants_on=("gevent",),
