@@ -2,8 +2,11 @@
 
 A page marks its example with `<!-- anatomy: NAME OP -->` ... `<!-- /anatomy -->`; regenerate()
 runs that entry under load (session.run, the same as `python -m anatomy NAME --op OP`) and
-writes the result between the markers, with the machine and the versions. links_only=True just
-re-points the source links (fast; the tests check that the pages are current).
+writes the result between the markers, with the machine and the versions. A page that compares
+stacks marks a table with `<!-- anatomy-table: NAME:OP NAME:OP ... -->` ... `<!-- /anatomy-table -->`:
+one row per stack (requests/s, p99, new backend connections per request, the driver's share of the
+on-CPU time and its microseconds per request). links_only=True just re-points the source links
+(fast; the tests check that the pages are current).
 """
 from __future__ import annotations
 
@@ -14,6 +17,11 @@ from anatomy import report, session, sources
 from servers.core.lessons import DOCS
 
 EXAMPLE = re.compile(r"(<!-- anatomy: (?P<name>\S+) (?P<op>\S+) -->\n)(?P<body>.*?)(<!-- /anatomy -->)", re.S)
+TABLE = re.compile(r"(<!-- anatomy-table: (?P<stacks>[^>]+?) -->\n)(?P<body>.*?)(<!-- /anatomy-table -->)", re.S)
+
+
+def table_stacks(match: re.Match) -> list[tuple[str, str]]:
+    return [(name, op) for name, _, op in (s.partition(":") for s in match["stacks"].split())]
 
 
 def page_files() -> list[Path]:
@@ -23,6 +31,15 @@ def page_files() -> list[Path]:
 def regenerate(links_only: bool = False, seconds: float = 6.0, connections: int = 50, only: list[str] | None = None,
                log=print) -> list[Path]:
     cache: dict[tuple[str, str], str] = {}
+    results: dict[tuple[str, str], dict] = {}
+
+    def measure(key: tuple[str, str], page: Path) -> dict:
+        if key not in results:
+            log(f"measuring {key[0]} {key[1]} for {page.relative_to(DOCS)}")
+            results[key] = session.run(session.Settings(name=key[0], op=key[1], seconds=seconds,
+                                                         connections=connections))
+        return results[key]
+
     changed = []
     for page in page_files():
         if only and page.stem not in only:
@@ -33,14 +50,20 @@ def regenerate(links_only: bool = False, seconds: float = 6.0, connections: int 
             def example(match: re.Match) -> str:
                 key = (match["name"], match["op"])
                 if key not in cache:
-                    log(f"measuring {key[0]} {key[1]} for {page.relative_to(DOCS)}")
-                    result = session.run(session.Settings(name=key[0], op=key[1], seconds=seconds,
-                                                          connections=connections))
-                    cache[key] = report.as_markdown(result, command=f"python -m anatomy {key[0]} --op {key[1]} "
-                                                                    f"--seconds {seconds:g} --connections {connections}")
+                    cache[key] = report.as_markdown(measure(key, page),
+                                                    command=f"python -m anatomy {key[0]} --op {key[1]} "
+                                                            f"--seconds {seconds:g} --connections {connections}")
                 return match[1] + cache[key] + match[5]
 
+            def table(match: re.Match) -> str:
+                stacks = table_stacks(match)
+                rows = [measure(key, page) for key in stacks]
+                command = (f"python -m anatomy {' '.join(f'{n}:{o}' for n, o in stacks)} "
+                           f"--seconds {seconds:g} --connections {connections}")
+                return match[1] + report.comparison_markdown(rows, command) + match[4]
+
             new = EXAMPLE.sub(example, new)
+            new = TABLE.sub(table, new)
         if new != text:
             page.write_text(new, encoding="utf-8")
             changed.append(page)

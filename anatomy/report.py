@@ -100,6 +100,59 @@ def as_markdown(result: dict, command: str = "") -> str:
     return "\n".join(out)
 
 
+COMPARISON_HEADER = ["stack", "model", "operation", "requests/s", "p99 ms", "backend connections open (max)",
+                     "new backend connections per request", "driver share of on-CPU time", "driver µs per request",
+                     "workers' µs per request"]
+
+
+def comparison_row(result: dict) -> list[str]:
+    """One stack's backend use in a row: how many connections it opens per request, and what its driver costs."""
+    c, cpu, lat = result["connections"], result["cpu"], result["load"].get("latency_ms") or {}
+    new = c.get("backend_new_per_request")
+    driver = cpu.get("layers", {}).get(layers.DRIVER)
+    driver_us = cpu.get("layer_us_per_request", {}).get(layers.DRIVER)
+    return [f"`{result['entry']}`", result["model"], result["op"], f"{result['load'].get('requests_per_s') or 0:,.0f}",
+            f"{lat['p99']:,.0f}" if lat.get("p99") is not None else "?", str(c.get("backend_open_max", "?")),
+            "?" if new is None else f"{new:.2f}", "?" if driver is None else f"{driver:.1f}%",
+            "?" if driver_us is None else f"{driver_us:g}", f"{cpu.get('worker_us_per_request', '?')}"]
+
+
+def pooled_against_per_request(results: list[dict]) -> list[str]:
+    """For each stack measured both ways, what the numbers teach, in one sentence from the numbers."""
+    per_request = {(r["entry"], r["op"].removesuffix("-per-request")): r for r in results
+                   if r["op"].endswith("-per-request")}
+    lines = []
+    for r in results:
+        backend = r["op"].removesuffix("-pooled")
+        if not r["op"].endswith("-pooled") or (r["entry"], backend) not in per_request:
+            continue
+        per = per_request[(r["entry"], backend)]
+        new = [x["connections"].get("backend_new_per_request") for x in (r, per)]
+        share = [x["cpu"].get("layers", {}).get(layers.DRIVER) for x in (r, per)]
+        us = [x["cpu"].get("layer_us_per_request", {}).get(layers.DRIVER) for x in (r, per)]
+        whole = [x["cpu"].get("worker_us_per_request") for x in (r, per)]
+        if None in new or None in share or None in us or None in whole:
+            continue
+        lines.append(f"`{r['entry']}` ({r['model']}): the pool opens {new[0]:.2f} new {backend} connections per request, "
+                     f"the per-request client {new[1]:.2f}; the driver's CPU per request goes from {us[0]:g} to "
+                     f"{us[1]:g} µs ({share[0]:.1f}% to {share[1]:.1f}% of the workers' on-CPU time), the workers' "
+                     f"from {whole[0]:g} to {whole[1]:g} µs: the connect and the client's set-up and teardown, paid on "
+                     f"every request.")
+    return lines
+
+
+def comparison_markdown(results: list[dict], command: str = "") -> str:
+    """Stacks side by side in one table (a lesson page's `anatomy-table`), with the machine and versions."""
+    out = [f"Measured with `{command}` (each stack under the profiler: compare shares and counts, not rates):"
+           if command else "", "", "| " + " | ".join(COMPARISON_HEADER) + " |", "|" + "---|" * len(COMPARISON_HEADER)]
+    out += ["| " + " | ".join(comparison_row(r)) + " |" for r in results]
+    out += ["", *(f"- {line}" for line in pooled_against_per_request(results))]
+    versions = {k: v for r in results for k, v in r["versions"].items()}
+    out += ["", f"Machine: {results[0]['machine']}. Versions: " + ", ".join(f"{k} {v}" for k, v in versions.items())
+            + ".", ""] if results else []
+    return "\n".join(out)
+
+
 def as_json(result: dict) -> str:
     cpu = {k: v for k, v in result["cpu"].items() if k not in ("stacks", "rules")}
     return json.dumps({**result, "cpu": cpu}, indent=2, default=str)
