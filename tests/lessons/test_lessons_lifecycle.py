@@ -1,0 +1,136 @@
+"""The lifecycle facts the server pages state (keep-alive and idle timeouts, connection limits), shown on
+the installed versions: the default read from the installed source, and the behaviour on the entry, or
+at a shortened setting when the default is too long for the default suite."""
+from __future__ import annotations
+
+import inspect
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+import sanic.config
+import twisted.web.http
+import uvicorn
+import waitress.adjustments
+
+from lessontools import HELLO, connect, read_response
+from serverproc import ServerProcess
+
+
+def idle_until_closed(port: int, timeout: float) -> float:
+    """Seconds from the end of one keep-alive response until the server closes the idle connection."""
+    sock = connect(port, timeout=timeout)
+    try:
+        sock.sendall(HELLO)
+        assert read_response(sock).startswith(b"HTTP/1.1 200")
+        idle = time.monotonic()
+        assert sock.recv(10) == b""  # the server closed it (a timeout raises: it kept it open)
+        return time.monotonic() - idle
+    finally:
+        sock.close()
+
+
+def test_uvicorn_closes_an_idle_keep_alive_connection_after_5_seconds():
+    """uvicorn.md: `timeout_keep_alive` 5 s (the adapter leaves uvicorn's default)."""
+    default = inspect.signature(uvicorn.Config).parameters["timeout_keep_alive"].default
+    assert default == 5
+    server = ServerProcess("fastapi_uvicorn", ["--workers", "1"]).start()
+    try:
+        assert idle_until_closed(server.port, timeout=default + 5) >= default - 0.5
+    finally:
+        server.stop()
+
+
+def test_sanic_keeps_an_idle_connection_for_keep_alive_timeout():
+    """sanic.md: `KEEP_ALIVE_TIMEOUT` 120 s by default; shown at 2 s (Sanic reads SANIC_* settings from
+    the environment), the connection is closed once that much idle time has passed, not before."""
+    assert sanic.config.DEFAULT_CONFIG["KEEP_ALIVE_TIMEOUT"] == 120
+    server = ServerProcess("sanic", ["--workers", "1"], env={"SANIC_KEEP_ALIVE_TIMEOUT": "2"}).start()
+    try:
+        assert idle_until_closed(server.port, timeout=8) >= 1.5
+    finally:
+        server.stop()
+
+
+def test_waitress_stops_accepting_at_connection_limit_100_counting_its_own_two_sockets():
+    """waitress.md: past `connection_limit` (100) waitress stops accepting: the next connection waits in
+    the kernel's accept queue, unserved, until one closes. The limit counts every socket of its loop's
+    map, the listener and the trigger (its wake-up pipe) included: 98 clients reach it."""
+    limit = waitress.adjustments.Adjustments().connection_limit
+    assert limit == 100
+    server = ServerProcess("flask_waitress").start()
+    held = []
+    try:
+        for _ in range(limit - 2):
+            sock = connect(server.port)
+            sock.sendall(HELLO)
+            assert read_response(sock).startswith(b"HTTP/1.1 200")  # accepted and kept alive
+            held.append(sock)
+        extra = connect(server.port, timeout=1.5)  # the kernel completes the handshake
+        extra.sendall(HELLO)
+        with pytest.raises(socket.timeout):
+            extra.recv(100)  # not accepted: nobody reads it
+        held.pop().close()
+        extra.settimeout(10)
+        assert read_response(extra).startswith(b"HTTP/1.1 200")  # a slot freed: accepted and served
+        extra.close()
+    finally:
+        for sock in held:
+            sock.close()
+        server.stop()
+
+
+WAITRESS_SHORT = textwrap.dedent("""
+    import sys, waitress
+    def app(environ, start_response):
+        start_response("200 OK", [("Content-Length", "2")])
+        return [b"ok"]
+    server = waitress.create_server(app, host="127.0.0.1", port=0, channel_timeout=1, cleanup_interval=1)
+    print(server.effective_port, flush=True)
+    server.run()
+""")
+
+
+def test_waitress_closes_a_connection_idle_past_channel_timeout():
+    """waitress.md: `channel_timeout` 120 s for an inactive connection; shown at 1 s (with the sweep,
+    `cleanup_interval`, at 1 s too): the idle connection is closed after it, not before."""
+    defaults = waitress.adjustments.Adjustments()
+    assert (defaults.channel_timeout, defaults.cleanup_interval) == (120, 30)
+    proc = subprocess.Popen([sys.executable, "-c", WAITRESS_SHORT], stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(proc.stdout.readline())
+        idle = idle_until_closed(port, timeout=8)
+        assert idle >= 0.9  # closed by the sweep once idle past the timeout
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+TWISTED_SHORT = textwrap.dedent("""
+    from twisted.internet import reactor
+    from twisted.web import resource, server
+    class Hello(resource.Resource):
+        isLeaf = True
+        def render_GET(self, request):
+            return b"Hello, World!"
+    port = reactor.listenTCP(0, server.Site(Hello(), timeout=1), interface="127.0.0.1")
+    print(port.getHost().port, flush=True)
+    reactor.run()
+""")
+
+
+def test_twisted_closes_a_connection_idle_for_its_timeout():
+    """twisted.md: `HTTPFactory` closes a connection idle for 60 s (`_REQUEST_TIMEOUT`, which `Site`
+    passes on; the adapter gives none); shown at 1 s."""
+    assert twisted.web.http._REQUEST_TIMEOUT == 60
+    assert inspect.signature(twisted.web.http.HTTPFactory).parameters["timeout"].default == 60
+    proc = subprocess.Popen([sys.executable, "-c", TWISTED_SHORT], stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(proc.stdout.readline())
+        assert idle_until_closed(port, timeout=8) >= 0.9
+    finally:
+        proc.kill()
+        proc.wait(10)
