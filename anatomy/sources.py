@@ -39,6 +39,7 @@ REPOS: dict[str, tuple[str, str, str]] = {
     "go": ("golang/go", "{v}", "src/"),
     "gin": ("gin-gonic/gin", "{v}", ""),
     "echo": ("labstack/echo", "{v}", ""),
+    "fasthttp": ("valyala/fasthttp", "{v}", ""),
 }
 # Go modules of servers/go/go.mod, from the Go frameworks' specs: distribution -> module path (a src:
 # path starts with it).

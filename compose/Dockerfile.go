@@ -1,4 +1,4 @@
-# The Go servers (servers/go/cmd/{echo,gin,nethttp}) as static binaries in /app/bin/.
+# The Go servers (servers/go/cmd/{echo,gin,nethttp,fasthttp}) as static binaries in /app/bin/.
 # Build from the repository root: docker build -f compose/Dockerfile.go .
 # GO_IMAGE and RUNTIME_IMAGE: the builder and the runtime base, e.g. copies in a local registry.
 # Without any registry, docker-compose.local.yml builds compose/local/Dockerfile.go instead.
@@ -13,7 +13,8 @@ COPY servers/go/ ./
 # Static (no cgo), so they run on distroless/static with no libc.
 RUN CGO_ENABLED=0 go build -trimpath -o /out/echo ./cmd/echo \
  && CGO_ENABLED=0 go build -trimpath -o /out/gin ./cmd/gin \
- && CGO_ENABLED=0 go build -trimpath -o /out/nethttp ./cmd/nethttp
+ && CGO_ENABLED=0 go build -trimpath -o /out/nethttp ./cmd/nethttp \
+ && CGO_ENABLED=0 go build -trimpath -o /out/fasthttp ./cmd/fasthttp
 
 FROM ${RUNTIME_IMAGE}
 COPY --from=build /out/ /app/bin/

@@ -1,8 +1,10 @@
-"""The Go server and frameworks: net/http under Echo, Gin and a bare ServeMux (servers/go/cmd/<name>).
+"""The Go servers and frameworks: net/http under Echo, Gin and a bare ServeMux, and fasthttp
+(servers/go/cmd/<name>).
 
 Each framework is a command of the Go module in servers/go, built and started by servers.run; its
 spec lives here, importable without Go. Echo and Gin are routers on net/http's server: the server of
-every Go entry is net/http.
+those entries is net/http. fasthttp is a server of its own whose handlers are not net/http's: it
+speaks its own interface, as Sanic's app and server do.
 """
 from servers.core.specs import GO, Caveat, FrameworkSpec, ServerSpec
 
@@ -15,6 +17,18 @@ SERVER_SPECS = (
                                "HTTP/1.1 (smuggling-relevant): net/http keeps the connection open after a request "
                                "with both Content-Length and Transfer-Encoding (RFC 9112 says close)"),),
                lesson="go-nethttp", code_paths=("net/http.", "net.", "internal/poll.", "bufio.")),
+    ServerSpec(name="fasthttp", interface="fasthttp", serve="", model="goroutines", entry_suffix="",
+               description="its own HTTP server: a pool of reused worker goroutines, a recycled RequestCtx",
+               details="One process; fasthttp's Server accepts on one socket and hands each connection to an "
+                       "idle worker goroutine of its pool (a new one only when none is idle), which serves the "
+                       "connection's requests with one pooled RequestCtx, on GOMAXPROCS threads (one per "
+                       "usable core); its prefork mode is not used.",
+               caveats=(Caveat("fasthttp-parser",
+                               "HTTP/1.1 (smuggling-relevant): fasthttp serves a field name with a space and an "
+                               "HTTP/2.0 request line (200), and reads the body of `Transfer-Encoding: identity` as "
+                               "the next request"),),
+               pip_packages=("github.com/valyala/fasthttp",), lesson="go-fasthttp",
+               code_paths=("github.com/valyala/fasthttp.", "net.", "internal/poll.", "bufio.")),
 )
 
 _COMMON = dict(interface=GO, factory="", language="go", lesson="go-frameworks")
@@ -26,6 +40,11 @@ FRAMEWORK_SPECS = (
                   code_paths=("github.com/gin-gonic/gin",), **_COMMON),
     FrameworkSpec(name="nethttp", framework="nethttp", title="Go net/http ServeMux",
                   code_paths=("net/http.(*ServeMux)", "net/http.(*routingNode)", "net/http.(*pattern)"), **_COMMON),
+    FrameworkSpec(name="fasthttp", framework="fasthttp", title="Go fasthttp", interface="fasthttp", factory="",
+                  language="go", pip_packages=("github.com/valyala/fasthttp",),
+                  details="One RequestHandler switches on ctx.Path() (fasthttp has no router) and writes "
+                          "encoding/json bodies into the RequestCtx; drivers get their own context, since the "
+                          "ctx is reused once the handler returns."),
 )
 
 SPECS = (*SERVER_SPECS, *FRAMEWORK_SPECS)

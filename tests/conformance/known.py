@@ -77,6 +77,7 @@ KNOWN: dict[str, Known] = _known(
     uwsgi_http09=Known(("version-missing",), ("uwsgi", "flask")),
     sanic_asterisk=Known(("asterisk-get",), ("sanic",)),
     go_cl_te_keepalive=Known(("cl-and-te", "te-and-cl"), ("go",)),
+    fasthttp_parser=Known(("name-with-space", "version-20"), ("fasthttp",), racy=("te-identity",)),
 )
 
 assert all(case in BY_ID for spec in KNOWN.values() for case in spec.cases), "known cases exist"

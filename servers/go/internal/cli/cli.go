@@ -33,20 +33,59 @@ type Config struct {
 	RedisURL string
 }
 
-// Build makes a server's handler over its backends.
+// Build makes a net/http server's handler over its backends.
 type Build func(*backend.Backends) http.Handler
 
-// Main runs the server named name until SIGTERM or SIGINT and exits with the suite's codes:
-// 0 after a clean stop, 2 for a bad flag or a port that cannot be bound, 1 otherwise.
-func Main(name string, build Build) {
+// Server is an HTTP server that is not net/http's (fasthttp's): it serves the listener it is
+// given until Shutdown, which waits for requests in flight until ctx is done.
+type Server interface {
+	Serve(ln net.Listener) error
+	Shutdown(ctx context.Context) error
+}
+
+// BuildServer makes a whole server over its backends, for a command whose handlers are not
+// net/http handlers.
+type BuildServer func(*backend.Backends) Server
+
+// Main runs the net/http server named name until SIGTERM or SIGINT and exits with the suite's
+// codes: 0 after a clean stop, 2 for a bad flag or a port that cannot be bound, 1 otherwise.
+func Main(name string, build Build) { MainServer(name, HTTPServer(build)) }
+
+// MainServer is Main for a server that brings its own HTTP implementation.
+func MainServer(name string, build BuildServer) {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	code := Run(ctx, name, os.Args[1:], os.Stdout, os.Stderr, build)
+	code := RunServer(ctx, name, os.Args[1:], os.Stdout, os.Stderr, build)
 	stop()
 	os.Exit(code)
 }
 
+// HTTPServer serves build's handler on net/http, as every net/http command runs it.
+func HTTPServer(build Build) BuildServer {
+	return func(b *backend.Backends) Server {
+		return netHTTP{&http.Server{
+			Handler:           build(b),
+			ReadHeaderTimeout: 10 * time.Second, // a client that never finishes its headers is dropped
+		}}
+	}
+}
+
+type netHTTP struct{ *http.Server }
+
+// Shutdown drains, then cuts off the requests still running past the deadline.
+func (s netHTTP) Shutdown(ctx context.Context) error {
+	if err := s.Server.Shutdown(ctx); err != nil {
+		return s.Close()
+	}
+	return nil
+}
+
 // Run is Main without the process: it serves until ctx is done and returns the exit code.
 func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writer, build Build) int {
+	return RunServer(ctx, name, args, stdout, stderr, HTTPServer(build))
+}
+
+// RunServer is MainServer without the process.
+func RunServer(ctx context.Context, name string, args []string, stdout, stderr io.Writer, build BuildServer) int {
 	cfg, err := Parse(name, args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -85,11 +124,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	}
 	// Port 0 asks the kernel for a free port: report the one it gave.
 	port := ln.Addr().(*net.TCPAddr).Port
-	srv := &http.Server{
-		Handler:           build(b),
-		ReadHeaderTimeout: 10 * time.Second, // a client that never finishes its headers is dropped
-	}
-
+	srv := build(b)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	// os.Stdout is unbuffered, so the line is out as soon as Fprintf returns; the listener
@@ -105,9 +140,7 @@ func Run(ctx context.Context, name string, args []string, stdout, stderr io.Writ
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		_ = srv.Close() // requests still running past the deadline are cut off
-	}
+	_ = srv.Shutdown(sctx)
 	return 0
 }
 

@@ -1,6 +1,7 @@
-// Package contracttest checks a server's handler against the route contract over real HTTP
-// (httptest.Server, so net/http adds Date and Content-Length as in production). Each command's
-// test calls Run, so the three servers are held to one list of expectations.
+// Package contracttest checks a server against the route contract over real HTTP: the command's
+// own server (net/http's, as cli runs it, or fasthttp's) on a loopback port, so it adds Date and
+// Content-Length as in production. Each command's test calls Run (a net/http handler) or
+// RunServer, so every Go server is held to one list of expectations.
 package contracttest
 
 import (
@@ -10,7 +11,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/http/httptrace"
 	"os"
 	"os/exec"
@@ -67,8 +67,11 @@ type broken struct{}
 func (broken) User(context.Context, int64) (backend.User, error) { panic("boom: secret detail") }
 func (broken) Name(context.Context) (string, error)              { panic("boom: secret detail") }
 
-// Run checks every route of the contract against the handler that build makes.
-func Run(t *testing.T, name string, build cli.Build) {
+// Run checks every route of the contract against the net/http handler that build makes.
+func Run(t *testing.T, name string, build cli.Build) { RunServer(t, name, cli.HTTPServer(build)) }
+
+// RunServer checks every route of the contract against the server that build makes.
+func RunServer(t *testing.T, name string, build cli.BuildServer) {
 	t.Run("routes", func(t *testing.T) { t.Parallel(); routes(t, name, build) })
 	t.Run("keep-alive", func(t *testing.T) { t.Parallel(); keepAlive(t, build) })
 	t.Run("panic", func(t *testing.T) { t.Parallel(); panics(t, name, build) })
@@ -90,19 +93,17 @@ type want struct {
 	ctype, body  string
 }
 
-func routes(t *testing.T, name string, build cli.Build) {
+func routes(t *testing.T, name string, build cli.BuildServer) {
 	gopher := "gopher"
 	users := fakeUsers{1: "Leanne Graham", 9223372036854775807: "max", 0: "zero"}
-	full := httptest.NewServer(build(&backend.Backends{
+	full := start(t, build(&backend.Backends{
 		MongoPooled: users, MongoPerRequest: users,
 		RedisPooled: fakeNames{&gopher}, RedisPerRequest: fakeNames{&gopher},
 	}))
-	defer full.Close()
-	empty := httptest.NewServer(build(&backend.Backends{
+	empty := start(t, build(&backend.Backends{
 		MongoPooled: fakeUsers{}, MongoPerRequest: fakeUsers{},
 		RedisPooled: fakeNames{}, RedisPerRequest: fakeNames{},
 	}))
-	defer empty.Close()
 
 	const notFound, notAllowed = `{"error":"not found"}`, `{"error":"method not allowed"}`
 	user1 := `{"id":1,"name":"Leanne Graham"}`
@@ -200,9 +201,8 @@ func do(t *testing.T, c *http.Client, method, url string) (*http.Response, []byt
 	return res, body
 }
 
-func keepAlive(t *testing.T, build cli.Build) {
-	srv := httptest.NewServer(build(&backend.Backends{}))
-	defer srv.Close()
+func keepAlive(t *testing.T, build cli.BuildServer) {
+	srv := start(t, build(&backend.Backends{}))
 	reused := make([]bool, 0, 3)
 	for _, p := range []string{"/", "/json", "/nope"} {
 		var info httptrace.GotConnInfo
@@ -222,11 +222,10 @@ func keepAlive(t *testing.T, build cli.Build) {
 	}
 }
 
-func panics(t *testing.T, name string, build cli.Build) {
-	srv := httptest.NewServer(build(&backend.Backends{
+func panics(t *testing.T, name string, build cli.BuildServer) {
+	srv := start(t, build(&backend.Backends{
 		MongoPooled: broken{}, MongoPerRequest: broken{}, RedisPooled: broken{}, RedisPerRequest: broken{},
 	}))
-	defer srv.Close()
 	for _, p := range []string{"/mongo/pooled/1", "/mongo/per-request/1", "/redis/pooled", "/redis/per-request"} {
 		res, body := do(t, srv.Client(), "GET", srv.URL+p)
 		check(t, name, want{"GET", p, 500, appJSON, `{"error":"internal error"}`}, res, body)
@@ -236,14 +235,13 @@ func panics(t *testing.T, name string, build cli.Build) {
 }
 
 // unavailable points both backends at addr and expects every backend route to give up in time.
-func unavailable(t *testing.T, name string, build cli.Build, addr string) {
+func unavailable(t *testing.T, name string, build cli.BuildServer, addr string) {
 	b, err := backend.New("mongodb://"+addr+"/test", "redis://"+addr+"/0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close(context.Background())
-	srv := httptest.NewServer(build(b))
-	defer srv.Close()
+	srv := start(t, build(b))
 	var wg sync.WaitGroup
 	for _, p := range []string{"/mongo/pooled/1", "/mongo/per-request/1", "/redis/pooled", "/redis/per-request"} {
 		wg.Go(func() {
@@ -293,15 +291,14 @@ func blackHole(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-func realRedis(t *testing.T, name string, build cli.Build) {
+func realRedis(t *testing.T, name string, build cli.BuildServer) {
 	r := StartRedis(t)
 	b, err := backend.New("mongodb://127.0.0.1:1/test", r.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close(context.Background())
-	srv := httptest.NewServer(build(b))
-	defer srv.Close()
+	srv := start(t, build(b))
 	routes := []string{"/redis/pooled", "/redis/per-request"}
 	expect := func(status int, body string) {
 		t.Helper()
@@ -338,7 +335,7 @@ func realRedis(t *testing.T, name string, build cli.Build) {
 	}
 }
 
-func realMongo(t *testing.T, name string, build cli.Build) {
+func realMongo(t *testing.T, name string, build cli.BuildServer) {
 	url := os.Getenv(MongoEnv)
 	if url == "" {
 		t.Skip(MongoEnv + " not set")
@@ -365,8 +362,7 @@ func realMongo(t *testing.T, name string, build cli.Build) {
 	}
 	defer coll.DeleteOne(context.Background(), filter)
 
-	srv := httptest.NewServer(build(b))
-	defer srv.Close()
+	srv := start(t, build(b))
 	for _, mode := range []string{"pooled", "per-request"} {
 		p := fmt.Sprintf("/mongo/%s/%d", mode, id)
 		res, body := do(t, srv.Client(), "GET", srv.URL+p)
@@ -457,4 +453,32 @@ func (r *Redis) Do(t *testing.T, args ...any) {
 	if err := c.Do(ctx, args...).Err(); err != nil && !errors.Is(err, redis.Nil) {
 		t.Fatalf("redis %v: %v", args, err)
 	}
+}
+
+// server is one server under test on a loopback port, closed when the test ends.
+type server struct {
+	URL       string
+	transport *http.Transport
+}
+
+// Client is a client of its own, so a test's connections are never another test's.
+func (s *server) Client() *http.Client { return &http.Client{Transport: s.transport} }
+
+func start(t *testing.T, srv cli.Server) *server {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	s := &server{URL: "http://" + ln.Addr().String(), transport: &http.Transport{}}
+	t.Cleanup(func() {
+		s.transport.CloseIdleConnections()
+		ctx, cancel := context.WithTimeout(context.Background(), cli.ShutdownTimeout)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		<-served
+	})
+	return s
 }
