@@ -78,7 +78,7 @@ def build_ferretdb(binary: Path = FERRETDB_BIN, force: bool = False) -> bool:
 def _alive(state: dict, marker: str) -> psutil.Process | None:
     """The process a state file records, if it still runs: the same pid and start time (a pid the
     kernel handed to another process since is not it)."""
-    started = state.get("create_time")
+    started = state.get("started_since_boot")
     proc = tree.process(int(state.get("pid", 0)), started)
     if proc is None or started is not None:
         return proc
@@ -428,10 +428,10 @@ class LocalBackends:
                 close_fds=True,
             )
         try:
-            create_time = psutil.Process(proc.pid).create_time()
+            started = tree.started_since_boot(psutil.Process(proc.pid))
         except psutil.NoSuchProcess:  # exited at once: _wait_ready reports it with the log
-            create_time = None
-        state = {"pid": proc.pid, "create_time": create_time, "port": svc.port, "command": command,
+            started = None
+        state = {"pid": proc.pid, "started_since_boot": started, "port": svc.port, "command": command,
                  "started": time.time()}
         if svc.name == "mongo":
             state |= {"engine": self.mongo_engine, "postgres": self.postgres_url}

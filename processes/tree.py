@@ -1,7 +1,10 @@
 """Stopping a process and everything it started, on psutil.
 
-A process is named by its pid and its start time (psutil.Process keeps both), so a pid that the
-kernel has handed to another process meanwhile is never signalled. The tree is snapshotted before
+A process is named by its pid and its start time counted from boot (`started_since_boot`), so a
+pid that the kernel has handed to another process meanwhile is never signalled. psutil's
+create_time is that start plus the boot time read from the clock, which moves when the clock is
+adjusted (psutil's docs say so): a state file read minutes later then no longer matched its
+process, and `down` left a running backend behind. The tree is snapshotted before
 the first signal: PostgreSQL's backends and a server's workers run in sessions or groups of their
 own, and once their parent is gone nothing links them to it any more.
 """
@@ -29,11 +32,16 @@ class Stopped:
     killed: list[int] = field(default_factory=list)  # pids that needed SIGKILL
 
 
+def started_since_boot(proc: psutil.Process) -> float:
+    """When proc started, in seconds since boot: its identity beside its pid, unmoved by clock changes."""
+    return round(proc.create_time() - psutil.boot_time(), 2)
+
+
 def process(pid: int, started: float | None = None) -> psutil.Process | None:
-    """The running process pid, if it is the one that started at `started` (psutil's create_time)."""
+    """The running process pid, if it is the one that started at `started` (started_since_boot)."""
     try:
         proc = psutil.Process(pid)
-        if started is not None and abs(proc.create_time() - started) > 0.01:
+        if started is not None and abs(started_since_boot(proc) - started) > 0.011:
             return None  # the pid was reused
         return proc if is_running(proc) else None
     except psutil.Error:

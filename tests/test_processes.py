@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import psutil
+import pytest
 
 from processes import tree
 
@@ -46,11 +47,27 @@ def test_a_reused_pid_is_not_the_recorded_process() -> None:
     """A pid recorded with its start time names that process only: another start time is another process."""
     proc = subprocess.Popen(["sleep", "60"], start_new_session=True)
     try:
-        started = psutil.Process(proc.pid).create_time()
+        started = tree.started_since_boot(psutil.Process(proc.pid))
         assert tree.process(proc.pid, started) is not None
         assert tree.process(proc.pid, started - 5.0) is None  # as if the recorded one had exited long ago
         assert tree.stop(tree.process(proc.pid, started - 5.0) or proc.pid + 10**7).how == "was not running"
         assert proc.poll() is None
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_the_recorded_process_is_still_named_after_the_clock_moves(monkeypatch) -> None:
+    """The boot time psutil reads from the clock moves when the clock is adjusted (NTP, a VM's
+    resync): a process recorded before still names itself, so `down` stops it."""
+    proc = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        started = tree.started_since_boot(psutil.Process(proc.pid))
+        created = psutil.Process(proc.pid).create_time()
+        boot_time = psutil._psplatform.boot_time
+        monkeypatch.setattr(psutil._psplatform, "boot_time", lambda: boot_time() + 1.0)
+        assert psutil.Process(proc.pid).create_time() == pytest.approx(created + 1.0)  # the clock moved
+        assert tree.process(proc.pid, started) is not None
     finally:
         proc.kill()
         proc.wait()
