@@ -4,7 +4,7 @@ load on it, and observe it from outside while the load runs.
 Timeline for --seconds S: wrk runs S seconds; after a warm-up second the observation window
 (S - 2 s, at least 1 s) samples the process tree and the sockets every SAMPLE_S and, at the same
 time, profiles every worker (py-spy, or pprof for Go). The project's own pieces do the starting,
-the load and the backends: harness.entry.EntryProcess, bench.tools.wrk, harness.backends.BackendSession.
+the load and the backends: harness.entry.EntryProcess, loadtools.wrk, harness.backends.BackendSession.
 """
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from anatomy import driver_parts, layers, pprof, pyspy, threadcpu
 from backends import DEFAULT_USERS
 from anatomy.census import SPAWNER, WORKER, Census
 from anatomy.connections import Connections
-from bench.tools.base import LoadSpec
-from bench.tools.wrk import Wrk
+from loadtools.base import LoadSpec
+from loadtools.wrk import Wrk
 from harness import machine, versions
 from harness.backends import BackendSession
 from harness.entry import EntryProcess

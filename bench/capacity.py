@@ -1,6 +1,6 @@
 """Capacity within a latency bound: the SLO, the ramp that searches for it, and what a run's steps add up to.
 
-A ramp offers one constant rate per step (bench/tools/openloop.py, latency from each request's
+A ramp offers one constant rate per step (loadtools/openloop.py, latency from each request's
 intended send time): a geometric ladder up from `start_rate` until a step breaks the SLO, then
 bisection between the last rate that held and the first that did not, down to `resolution`.
 Every stack climbs the same ladder, so they share rungs: the common rate, where each stack's CPU

@@ -11,8 +11,8 @@ from __future__ import annotations
 from bench import capacity, selfcheck
 from bench.capacity import Outcome, Slo
 from bench.sampler import TreeSampler
-from bench.tools.base import ToolMissing
-from bench.tools.openloop import OpenLoop, parse_csv
+from loadtools.base import ToolMissing
+from loadtools.openloop import OpenLoop, parse_csv
 from harness.entry import EntryFailed, EntryProcess
 from processes.bounded import run_bounded
 from processes.ports import free_port

@@ -22,7 +22,7 @@ from bench import capacity, compare, defaults, plan as planning, presets, report
 from bench.anatomy_run import write_anatomy
 from bench.progress import Progress
 from bench.runner import Runner
-from bench.tools import DEFAULT_TOOL, TOOLS, ToolMissing, Unsupported
+from loadtools import DEFAULT_TOOL, TOOLS, ToolMissing, Unsupported
 from processes.bounded import interrupt
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -188,7 +188,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def add_load_host_arguments(p: argparse.ArgumentParser) -> None:
-    """locust's distributed mode (bench/tools/locust.py) and the hosts of the three-host layout."""
+    """locust's distributed mode (loadtools/locust.py) and the hosts of the three-host layout."""
     g = p.add_argument_group("load from several processes or hosts (--tool locust)")
     g.add_argument("--load-workers", type=int, metavar="N",
                    help="locust: a master and N local worker processes (each pinned to a core of the load "

@@ -25,8 +25,8 @@ def backends_of(operation: str, urls: dict[str, str]) -> dict[str, str]:
 
 
 def load_master(argv: list[str]) -> str:
-    """HOST:PORT of a locust master (bench.tools.locust_cluster's --bind/--port), else ""."""
-    if "bench.tools.locust_cluster" not in argv:
+    """HOST:PORT of a locust master (loadtools.locust_cluster's --bind/--port), else ""."""
+    if "loadtools.locust_cluster" not in argv:
         return ""
     value = lambda flag: argv[argv.index(flag) + 1] if flag in argv else ""  # noqa: E731
     return f"{value('--bind')}:{value('--port')}"

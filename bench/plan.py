@@ -12,7 +12,7 @@ from servers.core import catalog
 from servers.core.catalog import Entry
 
 from bench import capacity, defaults
-from bench.tools import DEFAULT_TOOL
+from loadtools import DEFAULT_TOOL
 
 DEFAULT_CONNECTIONS = (defaults.CONNECTIONS,)
 DEFAULT_DURATION_S = defaults.DURATION_S

@@ -12,15 +12,16 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bench import hosts, noise, pinning, rounds, schema, selfcheck, verify
+from bench import hosts, noise, rounds, schema, selfcheck, verify
+from harness import pinning
 from bench.capacity_run import Ramper
 from bench.ceiling import Ceilings
 from bench.plan import Plan, RunSpec
 from bench.progress import Progress
 from bench.sampler import TreeSampler
 from bench.schema import Result
-from bench.tools import LoadSpec, Tool
-from bench.tools import get as get_tool
+from loadtools import LoadSpec, Tool
+from loadtools import get as get_tool
 from harness import machine, versions
 from harness.backends import BackendsFailed, BackendSession
 from harness.entry import EntryFailed, EntryProcess

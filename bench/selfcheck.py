@@ -15,7 +15,7 @@ The rules, and why:
   above the tool's own measured limit (bench/capacity.py measures it against the fastest trivial
   server at the start of a capacity run). Sends that fell behind while the tool had CPU to spare
   mean every worker waited on the stack: the stack did not hold the rate (not void; the latency
-  counts from the intended send, bench/tools/openloop.py).
+  counts from the intended send, loadtools/openloop.py).
 - closed loop, Little's law: N connections each waiting for its answer keep N requests in flight,
   so rate x mean latency ~ N. Below (1 - LITTLE_TOLERANCE) x N the tool, not the stack, spent
   the time between answers (or connections were not open: connections_open says which); not

@@ -1,6 +1,6 @@
 """Capture real outputs of wrk, ab, hey and vegeta for the parser tests: `python tests/bench/capture_data.py`.
 
-Runs each tool for a second or two, with the command lines bench.tools builds, against real
+Runs each tool for a second or two, with the command lines loadtools builds, against real
 servers on loopback: nethttp (fast, keep-alive; "ok", "close"), stdlib (single-threaded, listen
 backlog of 5; "backlog" at c=200), nethttp with its Redis down (503 answers; "non2xx"), nethttp
 on seeded local backends (random ids; "ids") and a tiny flaky http.server that drops every 7th
@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from harness.entry import EntryProcess  # noqa: E402
 from processes.ports import free_port  # noqa: E402
 from harness.backends import BackendSession  # noqa: E402
-from bench.tools import LoadSpec, get  # noqa: E402
+from loadtools import LoadSpec, get  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
 

@@ -19,7 +19,7 @@ from capture_data import DATA, ROOT, capture, flaky_server  # noqa: E402
 
 from harness.entry import EntryProcess  # noqa: E402
 from processes.ports import free_port  # noqa: E402
-from bench.tools import LoadSpec  # noqa: E402
+from loadtools import LoadSpec  # noqa: E402
 
 
 def main() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.tools import ToolMissing, get
+from loadtools import ToolMissing, get
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"

@@ -9,7 +9,7 @@ import pytest
 from bench import capacity, selfcheck
 from bench.capacity import Outcome, RampSettings, Slo, run_ramp
 from bench.schema import Result
-from bench.tools.openloop import parse_csv
+from loadtools.openloop import parse_csv
 
 
 def record(rows) -> str:
@@ -221,7 +221,7 @@ def test_a_real_short_ramp_against_go_nethttp(tmp_path):
     from bench.plan import Settings, build
     from bench.progress import Progress
     from bench.runner import Runner
-    from bench.tools import get, ToolMissing
+    from loadtools import get, ToolMissing
 
     try:
         get("vegeta").binary()

@@ -13,7 +13,7 @@ import pytest
 from servers.core import catalog
 
 from bench import cli, defaults, plan as planning, presets
-from bench.tools import DEFAULT_TOOL
+from loadtools import DEFAULT_TOOL
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,6 +1,6 @@
 """Coordinated omission: a server that stalls its event loop for 1 s once during a 10 s run.
 
-The open-loop step (bench/tools/openloop.py: vegeta at 1,000/s, latency from each request's
+The open-loop step (loadtools/openloop.py: vegeta at 1,000/s, latency from each request's
 intended send time) must show the stall in its p99: about 10 % of the requests were due while the
 loop slept. A closed-loop tool without correction (hey, 50 connections) sends nothing while its 50
 requests wait, so only 50 of its requests see the stall and its p99 stays at a few ms. Both run at
@@ -16,8 +16,8 @@ from pathlib import Path
 
 from processes.bounded import run_bounded
 from processes.tree import stop
-from bench.tools import LoadSpec, get
-from bench.tools.openloop import OpenLoop, parse_csv
+from loadtools import LoadSpec, get
+from loadtools.openloop import OpenLoop, parse_csv
 
 STALL_SERVER = Path(__file__).with_name("stall_server.py")
 RATE, SECONDS = 1000, 10

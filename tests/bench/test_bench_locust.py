@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bench import hosts
-from bench.tools import LoadSpec, Unsupported, get, locust
+from loadtools import LoadSpec, Unsupported, get, locust
 
 
 def report(raw, case: str) -> dict:
@@ -79,7 +79,7 @@ def test_one_process_or_a_master_with_workers():
     assert alone[alone.index("-u") + 1] == "20" and alone[alone.index("--bench-path") + 1] == "/mongo/pooled/{id}"
     assert alone[alone.index("--bench-users") + 1] == "500" and alone[alone.index("-t") + 1] == "3s"
     cluster = tool.command(spec(load_workers=3, master_bind="127.0.0.4"))
-    assert cluster[1:3] == ["-m", "bench.tools.locust_cluster"]
+    assert cluster[1:3] == ["-m", "loadtools.locust_cluster"]
     assert cluster[cluster.index("--workers") + 1] == "3" and cluster[cluster.index("--bind") + 1] == "127.0.0.4"
     assert cluster[cluster.index("--expect-workers") + 1] == "3"
     assert hosts.load_master(cluster) == f"127.0.0.4:{cluster[cluster.index('--port') + 1]}"

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from bench.tools import ab, errors, hey, vegeta, wrk
+from loadtools import ab, errors, hey, vegeta, wrk
 
 
 def ordered(latency: dict) -> list[float]:

@@ -7,8 +7,9 @@ import pytest
 
 from servers.core import catalog
 
-from bench import pinning, plan, presets, selection
-from bench.tools import LoadSpec, Unsupported, get, vegeta
+from bench import plan, presets, selection
+from harness import pinning
+from loadtools import LoadSpec, Unsupported, get, vegeta
 
 
 def names(entries) -> list[str]:

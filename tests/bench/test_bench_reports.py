@@ -7,7 +7,7 @@ from servers.core import catalog
 
 from bench import compare, model, report_html, results_md, schema
 from bench.schema import Result
-from bench.tools import ab, hey, vegeta, wrk
+from loadtools import ab, hey, vegeta, wrk
 
 
 def result(entry: str, op: str, m, tool: str = "wrk", repeat: int = 0, repeats: int = 1, **kw) -> Result:

@@ -24,7 +24,7 @@ import psutil
 
 from bench import tools as load_tools
 from bench.schema import Measurement
-from bench.tools import LoadSpec
+from loadtools import LoadSpec
 from conformance import report as conformance_report
 from servers.core import catalog
 from servers.core.cores import usable_cores, usable_cpus
@@ -189,8 +189,8 @@ def load_core() -> list[str]:
 
 
 def _drive(tool_name: str, spec: LoadSpec, extra: list[str], timeout: float) -> Measurement:
-    """bench.tools' command line for spec (extra flags before the URL), on load_core(), parsed by
-    bench.tools' own parser."""
+    """loadtools' command line for spec (extra flags before the URL), on load_core(), parsed by
+    loadtools' own parser."""
     tool = load_tools.get(tool_name)
     with tempfile.TemporaryDirectory(prefix=f"rel-{tool_name}-") as workdir:
         spec.workdir = Path(workdir)

@@ -101,7 +101,7 @@ def test_rss_flat_from_5k_to_50k_requests(name, start_server, results):
         for path in paths:
             got = hey(server.url + path, count // 2, keepalive=entry.keepalive)
             errors = got.errors_total
-            if silent_stalls_expected:  # hey's "Client.Timeout exceeded": bench.tools counts it a timeout
+            if silent_stalls_expected:  # hey's "Client.Timeout exceeded": loadtools counts it a timeout
                 stalled += got.errors["timeout"]
                 errors -= got.errors["timeout"]
             assert not errors and set(got.status_codes) == {"200"}, (path, got.status_codes, got.error_samples)

@@ -4,12 +4,12 @@ TOOLS maps a tool name to its class; get(name) returns an instance. Nothing here
 """
 from __future__ import annotations
 
-from bench.tools.ab import Ab
-from bench.tools.base import LoadSpec, Tool, ToolMissing, Unsupported
-from bench.tools.hey import Hey
-from bench.tools.locust import Locust
-from bench.tools.vegeta import Vegeta
-from bench.tools.wrk import Wrk
+from loadtools.ab import Ab
+from loadtools.base import LoadSpec, Tool, ToolMissing, Unsupported
+from loadtools.hey import Hey
+from loadtools.locust import Locust
+from loadtools.vegeta import Vegeta
+from loadtools.wrk import Wrk
 
 TOOLS: dict[str, type[Tool]] = {"wrk": Wrk, "ab": Ab, "hey": Hey, "vegeta": Vegeta, "locust": Locust}
 DEFAULT_TOOL = "wrk"

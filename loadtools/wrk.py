@@ -11,8 +11,8 @@ import json
 import math
 import re
 
-from bench.schema import Measurement
-from bench.tools.base import LoadSpec, Tool, run_version
+from loadtools.measurement import Measurement
+from loadtools.base import LoadSpec, Tool, run_version
 
 MARKER = "BENCH-JSON "
 
@@ -53,7 +53,7 @@ def lua_string(text: str) -> str:
 
 def script(spec: LoadSpec) -> str:
     """The Lua script for spec: random ids over 1..users where the route has an id, and done()."""
-    parts = ["-- written by bench.tools.wrk"]
+    parts = ["-- written by loadtools.wrk"]
     if spec.has_id:
         prefix, _, suffix = spec.path.partition("{id}")
         parts.append(RANDOM_IDS.replace("PREFIX", lua_string(prefix)).replace("SUFFIX", lua_string(suffix))

@@ -8,7 +8,7 @@ No wait time: every user is one keep-alive connection that sends its next reques
 answer is in (a closed loop, as wrk's connections).
 
 A non-2xx answer is marked failed with the message "HTTP <code>"; a request without an answer
-keeps the exception locust records (ConnectionRefusedError, a timeout, ...). bench.tools.locust
+keeps the exception locust records (ConnectionRefusedError, a timeout, ...). loadtools.locust
 tells those apart. At the end the master (or the only process) prints one line `BENCH-LOCUST {...}`:
 locust's own final totals, percentiles and errors (its _stats.csv can miss the workers' last
 reports: it is written every second, and was seen ending at 1151 of 2165 requests), the workers
@@ -92,7 +92,7 @@ def _report(exit_code, **kwargs) -> None:
         "num_requests": total.num_requests, "num_failures": total.num_failures,
         "start_time": total.start_time, "last_request_timestamp": total.last_request_timestamp,
         "avg_ms": total.avg_response_time, "max_ms": total.max_response_time,
-        # locust's percentiles: over its histogram of rounded response times (see bench.tools.locust)
+        # locust's percentiles: over its histogram of rounded response times (see loadtools.locust)
         "percentiles_ms": {str(q): total.get_response_time_percentile(q) if total.num_requests else None
                            for q in PERCENTILES},
         "errors": [{"error": str(e.serialize()["error"]), "occurrences": e.occurrences}

@@ -8,8 +8,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import defaults
-from bench.schema import Measurement
+from loadtools import defaults
+from loadtools.measurement import Measurement
 
 
 class ToolMissing(RuntimeError):

@@ -2,7 +2,7 @@
 alone in one process or in locust's distributed mode: a master and --load-workers local worker
 processes (each pinned to a core of the load tool's), plus remote workers on other load hosts.
 
-The locustfile is bench/tools/locustfile.py; its last line `BENCH-LOCUST {...}` carries locust's own
+The locustfile is loadtools/locustfile.py; its last line `BENCH-LOCUST {...}` carries locust's own
 final stats. Percentiles are locust's: computed over its histogram of response times rounded to
 buckets (whole ms below 100 ms, 10 ms below 1 s, 100 ms below 10 s), so a p99 of "3" means about
 2.5-3.5 ms, coarser than wrk's or vegeta's. Counted as the other tools count: a non-2xx answer is a
@@ -24,10 +24,10 @@ import re
 import sys
 from pathlib import Path
 
-from bench.schema import Measurement
+from loadtools.measurement import Measurement
 from processes.ports import free_port
-from bench.tools.base import LoadSpec, Tool, ToolMissing, Unsupported
-from bench.tools.errors import classify
+from loadtools.base import LoadSpec, Tool, ToolMissing, Unsupported
+from loadtools.errors import classify
 
 MARKER = "BENCH-LOCUST "
 LOCUSTFILE = Path(__file__).resolve().with_name("locustfile.py")
@@ -96,7 +96,7 @@ class Locust(Tool):
             return [python, "-m", "locust", "-f", str(LOCUSTFILE), *self.load_args(spec)]
         host, port = master_address(spec)
         expected = spec.load_workers + spec.remote_workers
-        return [python, "-m", "bench.tools.locust_cluster", "--workers", str(spec.load_workers),
+        return [python, "-m", "loadtools.locust_cluster", "--workers", str(spec.load_workers),
                 "--bind", host, "--port", str(port), "--locustfile", str(LOCUSTFILE), "--",
                 "--expect-workers", str(expected), "--expect-workers-max-wait", str(WORKER_WAIT_S),
                 *self.load_args(spec)]
@@ -140,7 +140,7 @@ def report_of(stdout: str) -> dict:
 
 
 def parse(stdout: str) -> Measurement:
-    """The BENCH-LOCUST line of bench/tools/locustfile.py: locust's own totals, percentiles, errors."""
+    """The BENCH-LOCUST line of loadtools/locustfile.py: locust's own totals, percentiles, errors."""
     data = report_of(stdout)
     attempts = int(data["num_requests"])
     m = Measurement()

@@ -13,9 +13,9 @@ import random
 import subprocess
 from pathlib import Path
 
-from bench.schema import Measurement
-from bench.tools.base import LoadSpec, Tool, run_version
-from bench.tools.errors import classify
+from loadtools.measurement import Measurement
+from loadtools.base import LoadSpec, Tool, run_version
+from loadtools.errors import classify
 
 MAX_TARGETS = 100_000
 

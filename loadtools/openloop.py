@@ -23,10 +23,10 @@ import math
 import subprocess
 from dataclasses import dataclass, field
 
-from bench.schema import Measurement
-from bench.tools.base import LoadSpec
-from bench.tools.errors import classify
-from bench.tools.vegeta import Vegeta, targets
+from loadtools.measurement import Measurement
+from loadtools.base import LoadSpec
+from loadtools.errors import classify
+from loadtools.vegeta import Vegeta, targets
 
 WORKERS = 64  # vegeta's initial workers (goroutines, each one request in flight)
 MAX_WORKERS = 256  # ... and the cap: at most this many requests in flight, so at most this many connections

@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 import re
 
-from bench.schema import Measurement
-from bench.tools.base import LoadSpec, Tool, run_version
+from loadtools.measurement import Measurement
+from loadtools.base import LoadSpec, Tool, run_version
 
 # ab sizes its array of per-request records on -n; a duration run needs a count that cannot
 # be reached before the time limit and still fits in memory (48 bytes a record).

@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 import re
 
-from bench.schema import Measurement
-from bench.tools.base import LoadSpec, Tool, run_version
-from bench.tools.errors import classify
+from loadtools.measurement import Measurement
+from loadtools.base import LoadSpec, Tool, run_version
+from loadtools.errors import classify
 
 
 class Hey(Tool):

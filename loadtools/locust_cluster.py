@@ -1,10 +1,10 @@
-"""`python -m bench.tools.locust_cluster --workers N --bind HOST --port P -- MASTER-ARGS`: locust's
+"""`python -m loadtools.locust_cluster --workers N --bind HOST --port P -- MASTER-ARGS`: locust's
 distributed mode on this machine, as one command the benchmark can bound and kill.
 
 Starts N local `locust --worker` processes connecting to HOST:P, then the master in the foreground
 (`--master --master-bind-host HOST --master-bind-port P` plus MASTER-ARGS, which say how many workers
 to expect: remote ones too). When this process was started pinned to some cores (the benchmark's
-taskset for its load tool), each worker is pinned to one of them in turn, as bench.pinning pins
+taskset for its load tool), each worker is pinned to one of them in turn, as harness.pinning pins
 the other tools; unpinned, the workers float. The master's output is this command's output; the
 workers' goes to stderr. When the master ends, workers still running are stopped.
 """
@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 
-from bench import pinning
+from harness import pinning
 from servers.core.cores import usable_cpus
 
 LOCUST = [sys.executable, "-m", "locust"]
@@ -37,7 +37,7 @@ def worker_command(locustfile: str, host: str, port: int) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.tools.locust_cluster")
+    parser = argparse.ArgumentParser(prog="python -m loadtools.locust_cluster")
     parser.add_argument("--workers", type=int, required=True, help="local worker processes")
     parser.add_argument("--bind", required=True, help="address the master listens on (workers connect to it)")
     parser.add_argument("--port", type=int, required=True)
