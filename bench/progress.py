@@ -68,6 +68,10 @@ class Progress:
 
     def begin(self, index: int, description: str) -> None:
         self.index, self.current = index, description
+        if index > self.total:  # a capacity ramp's steps are known only as it climbs: N grows with them
+            self.total = index
+            if self._bar is not None:
+                self._bar.update(self._task, total=index)
         if self._bar is not None:
             self._bar.update(self._task, description=escape(description))
 

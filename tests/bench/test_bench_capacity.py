@@ -231,7 +231,15 @@ def test_a_real_short_ramp_against_go_nethttp(tmp_path):
                         max_bisections=1, confirm=False)
     settings = Settings(servers=["nethttp"], ops=["hello"], capacity_only=True, capacity_ops=["hello"],
                         slo="p99=2s", ramp=ramp, noise_probe=False)
-    results = Runner(build(settings), tmp_path, Progress(live=False)).execute()
+    import io
+    import re
+
+    from rich.console import Console
+
+    console = Console(file=io.StringIO(), width=300)
+    results = Runner(build(settings), tmp_path, Progress(console, live=False)).execute()
+    counts = [tuple(map(int, m.groups())) for m in re.finditer(r"^\[(\d+)/(\d+)\]", console.file.getvalue(), re.M)]
+    assert counts and all(i <= n for i, n in counts), counts  # the ramp's steps count in N as they come
     modes = [r.mode for r in results]
     assert "calibration" in modes and "capacity" in modes
     steps = [r for r in results if r.mode == "capacity"]
