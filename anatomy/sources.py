@@ -34,6 +34,8 @@ REPOS: dict[str, tuple[str, str, str]] = {
     "starlette": ("Kludex/starlette", "{v}", ""),
     "fastapi": ("fastapi/fastapi", "{v}", ""),
     "uvicorn": ("Kludex/uvicorn", "{v}", ""),
+    "django": ("django/django", "{v}", ""),
+    "asgiref": ("django/asgiref", "{v}", ""),
     "waitress": ("Pylons/waitress", "v{v}", "src/"),
     "python": ("python/cpython", "v{v}", "Lib/"),
     "go": ("golang/go", "{v}", "src/"),

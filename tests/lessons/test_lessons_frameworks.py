@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import subprocess
+import sys
 
 import blacksheep
 import flask
@@ -12,6 +16,8 @@ from blacksheep.server.routing import Router
 from emmett import App
 from emmett.serializers import Serializers
 from werkzeug.test import EnvironBuilder
+
+from serverproc import ROOT
 
 
 def test_flask_pops_its_contexts_before_the_server_writes_the_body():
@@ -110,3 +116,87 @@ def test_emmett_routes_per_method_and_serializes_json_with_orjson():
     assert asyncio.run(_asgi_call(app, "POST", "/"))[0] == 404
     dumps = Serializers.get_for("json")
     assert dumps.func is orjson.dumps and dumps({"message": "Hello, World!"}) == b'{"message":"Hello, World!"}'
+
+
+# Django is configured once per process (settings.configure): each mode runs in a child process.
+_DJANGO_PROBE = r'''
+import asyncio, json, sys, threading
+from wsgiref.util import setup_testing_defaults
+
+from django.middleware.security import SecurityMiddleware
+
+from servers.core.options import Options
+
+hooks = []
+process_request = SecurityMiddleware.process_request
+
+
+def spy(self, request):
+    hooks.append(threading.current_thread().name)
+    return process_request(self, request)
+
+
+SecurityMiddleware.process_request = spy
+options = Options("lesson", "127.0.0.1", 8000, 1, "mongodb://127.0.0.1:1/test", "redis://127.0.0.1:1/0", "pymongo")
+
+
+async def asgi_get(app):
+    started, sent = asyncio.Event(), []
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
+             "path": "/", "raw_path": b"/", "query_string": b"", "root_path": "", "client": ("127.0.0.1", 1),
+             "headers": [(b"host", b"127.0.0.1:8000")], "server": ("127.0.0.1", 8000)}
+
+    async def receive():
+        if not started.is_set():
+            started.set()
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await asyncio.Event().wait()  # the client never disconnects
+
+    async def send(message):
+        sent.append(message)
+
+    await app(scope, receive, send)
+    return sent[0]["status"], [name.decode().lower() for name, _ in sent[0]["headers"]]
+
+
+def wsgi_get(app):
+    environ, out = {}, {}
+    setup_testing_defaults(environ)
+    environ.update(PATH_INFO="/", HTTP_HOST="127.0.0.1:8000")
+    b"".join(app(environ, lambda status, headers, exc=None: out.update(status=status, headers=headers)))
+    return int(out["status"].split()[0]), [name.lower() for name, _ in out["headers"]]
+
+
+if sys.argv[1] == "asgi":
+    from servers.apps.django_asgi_app import create_app
+    app = create_app(options)
+
+    async def three():
+        return [await asgi_get(app) for _ in range(3)]
+    answers = asyncio.run(three())
+else:
+    from servers.apps.django_app import create_app
+    app = create_app(options)
+    answers = [wsgi_get(app) for _ in range(3)]
+print(json.dumps({"caller": threading.current_thread().name, "hooks": hooks, "answers": answers}))
+'''
+
+
+@pytest.mark.parametrize("mode", ["wsgi", "asgi"])
+def test_django_runs_its_middleware_hooks_in_a_new_thread_per_request_under_asgi(mode):
+    """docs/frameworks/django.md: under ASGI, MiddlewareMixin runs process_request through
+    sync_to_async, and each request's ThreadSensitiveContext gets an executor (a thread) of its own;
+    under WSGI the hooks run in the server's thread. Django adds no Date and no Server header."""
+    pytest.importorskip("django")
+    done = subprocess.run([sys.executable, "-c", _DJANGO_PROBE, mode], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout)
+    assert [status for status, _ in seen["answers"]] == [200, 200, 200]
+    for _, names in seen["answers"]:
+        assert "date" not in names and "server" not in names, names
+    assert len(seen["hooks"]) == 3
+    if mode == "wsgi":
+        assert set(seen["hooks"]) == {seen["caller"]}
+    else:
+        assert seen["caller"] not in seen["hooks"] and len(set(seen["hooks"])) == 3, seen["hooks"]

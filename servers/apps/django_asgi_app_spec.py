@@ -1,0 +1,20 @@
+"""Django's ASGI application with async views (servers/apps/django_asgi_app.py)."""
+from servers.apps.django_app_spec import GRANIAN_EMPTY_HOST
+from servers.core.specs import ASGI, Caveat, FrameworkSpec
+
+SPECS = (
+    FrameworkSpec(name="django_asgi", framework="django", title="Django's ASGI application (async views)",
+                  interface=ASGI, factory="servers.apps.django_asgi_app:create_app",
+                  details="ASGIHandler reads the body, then runs the same middleware and URL resolver as the "
+                          "WSGI app and awaits an async view (AsyncMongoClient, redis.asyncio, made in the "
+                          "worker's loop). Django runs each MiddlewareMixin hook through sync_to_async, in a "
+                          "thread that each request's ThreadSensitiveContext starts anew.",
+                  pip_packages=("django", "asgiref"), lesson="django", code_paths=("django/", "asgiref/"),
+                  combination_caveats=(
+                      ("granian-asgi", GRANIAN_EMPTY_HOST),
+                      ("granian-asgi", Caveat(
+                          "granian-aborted-500",
+                          "a request whose body the client cuts short makes Django's ASGI handler return without "
+                          "an answer (RequestAborted on http.disconnect, as ASGI allows), and granian then "
+                          "answers 500")))),
+)

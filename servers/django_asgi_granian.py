@@ -1,0 +1,36 @@
+"""Django's ASGI application (async views) on granian's Rust HTTP server in ASGI mode, one worker
+process per core.
+
+granian's main process forks --workers processes and supervises them; each binds the port with its
+own SO_REUSEPORT socket (the kernel spreads new connections over them) and parses HTTP in Rust
+(hyper on tokio). Each worker hands each request to the app's async handlers on its uvloop event
+loop, so a worker blocks only where a handler computes. Keep-alive on (granian's default), backlog
+1024, no access log; a worker that dies is replaced (respawn_failed_workers); SIGTERM: workers get 3
+s, then SIGKILL.
+
+ASGIHandler reads the body, then runs the same middleware and URL resolver as the WSGI app and
+awaits an async view (AsyncMongoClient, redis.asyncio, made in the worker's loop). Django runs each
+MiddlewareMixin hook through sync_to_async, in a thread that each request's ThreadSensitiveContext
+starts anew.
+
+Caveat: each worker listens on its own SO_REUSEPORT socket: when one dies, the connections queued on
+its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1).
+
+Caveat: HTTP/1.1: granian checks no Host.
+
+Caveat: granian hands a request that has no Host an empty one (HTTP_HOST '' in WSGI, an empty host
+header in ASGI), which Django's get_host refuses: an HTTP/1.0 request without Host is answered 400,
+not 200.
+
+Caveat: a request whose body the client cuts short makes Django's ASGI handler return without an
+answer (RequestAborted on http.disconnect, as ASGI allows), and granian then answers 500.
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.django_asgi_granian":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.django_asgi_granian`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("django_asgi_granian")

@@ -1,0 +1,26 @@
+"""Django's WSGI application on gunicorn sync workers, one request per worker process at a time.
+
+gunicorn's arbiter forks --workers processes, each serving one request at a time and closing the
+connection after every response (no keep-alive); each worker builds the app after the fork, so its
+pooled clients are its own. The arbiter replaces a worker that dies.
+
+WSGIHandler runs the middleware chain (SecurityMiddleware, CommonMiddleware,
+XFrameOptionsMiddleware, the contract's error middleware), the URL resolver (a path converter for
+the id) and a function view returning HttpResponse or JsonResponse (json.dumps per request,
+compact). Settings configured in code in the process that serves (after any fork); pymongo and
+redis-py pools made there.
+
+Caveat: a slow client holds a whole sync worker: deploy behind a buffering proxy, as gunicorn's docs
+say.
+
+Caveat: HTTP/1.1: gunicorn echoes HTTP/1.2 in its status line and checks no Host.
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.django_gunicorn":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.django_gunicorn`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("django_gunicorn")

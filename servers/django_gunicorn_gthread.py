@@ -1,0 +1,29 @@
+"""Django's WSGI application on gunicorn gthread workers, a thread pool per process.
+
+Each of --workers processes runs a pool of 16 threads; the main thread of each worker polls the
+kept-alive connections, and a blocking driver call holds one thread of its worker's pool.
+
+WSGIHandler runs the middleware chain (SecurityMiddleware, CommonMiddleware,
+XFrameOptionsMiddleware, the contract's error middleware), the URL resolver (a path converter for
+the id) and a function view returning HttpResponse or JsonResponse (json.dumps per request,
+compact). Settings configured in code in the process that serves (after any fork); pymongo and
+redis-py pools made there.
+
+Caveat: gunicorn 27's gthread worker hands each new connection to a pool thread that waits up to 5 s
+for its first bytes: more silent connections (browser pre-connects, a load tool's spare dials) than
+threads stall every other client meanwhile.
+
+Caveat: HTTP/1.1: gunicorn echoes HTTP/1.2 in its status line and checks no Host.
+
+Caveat: HTTP/1.1: a keep-alive worker answers before reading the body, then sends a second response
+(400) when the unread chunked body proves invalid.
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.django_gunicorn_gthread":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.django_gunicorn_gthread`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("django_gunicorn_gthread")
