@@ -18,6 +18,10 @@ its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1).
 
 Caveat: HTTP/1.1: granian checks no Host.
 
+Caveat: Django's ASGI handler runs each request's middleware hooks in a thread started for that
+request (asgiref's ThreadSensitiveContext): 256 keep-alive connections make about as many threads in
+the workers, and on 2 cores some requests wait past 2 s.
+
 Caveat: granian hands a request that has no Host an empty one (HTTP_HOST '' in WSGI, an empty host
 header in ASGI), which Django's get_host refuses: an HTTP/1.0 request without Host is answered 400,
 not 200.

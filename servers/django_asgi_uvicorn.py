@@ -16,6 +16,10 @@ Caveat: uvicorn's httptools protocol answers a valid request followed in the sam
 bytes with a 400 alone: the valid request is dropped unanswered.
 
 Caveat: HTTP/1.1: uvicorn (httptools) serves HTTP/2.0 and HTTP/0.9 request lines and checks no Host.
+
+Caveat: Django's ASGI handler runs each request's middleware hooks in a thread started for that
+request (asgiref's ThreadSensitiveContext): 256 keep-alive connections make about as many threads in
+the workers, and on 2 cores some requests wait past 2 s.
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

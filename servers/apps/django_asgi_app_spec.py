@@ -2,6 +2,13 @@
 from servers.apps.django_app_spec import GRANIAN_EMPTY_HOST
 from servers.core.specs import ASGI, Caveat, FrameworkSpec
 
+# Shown by tests/lessons (a thread per request) and by the reliability suite's 256 connections.
+THREAD_PER_REQUEST = Caveat(
+    "django-asgi-threads",
+    "Django's ASGI handler runs each request's middleware hooks in a thread started for that request "
+    "(asgiref's ThreadSensitiveContext): 256 keep-alive connections make about as many threads in the "
+    "workers, and on 2 cores some requests wait past 2 s")
+
 SPECS = (
     FrameworkSpec(name="django_asgi", framework="django", title="Django's ASGI application (async views)",
                   interface=ASGI, factory="servers.apps.django_asgi_app:create_app",
@@ -11,6 +18,8 @@ SPECS = (
                           "thread that each request's ThreadSensitiveContext starts anew.",
                   pip_packages=("django", "asgiref"), lesson="django", code_paths=("django/", "asgiref/"),
                   combination_caveats=(
+                      ("uvicorn", THREAD_PER_REQUEST),
+                      ("granian-asgi", THREAD_PER_REQUEST),
                       ("granian-asgi", GRANIAN_EMPTY_HOST),
                       ("granian-asgi", Caveat(
                           "granian-aborted-500",

@@ -59,6 +59,7 @@ SPEC_MODULES = (
     "servers.apps.stdlib_app_spec",
     "servers.apps.blacksheep_app_spec", "servers.apps.emmett_app_spec",
     "servers.apps.django_app_spec", "servers.apps.django_asgi_app_spec",
+    "servers.apps.litestar_app_spec",
     "servers.adapters.werkzeug_dev_spec", "servers.adapters.gunicorn_server_spec",
     "servers.adapters.gevent_prefork_spec", "servers.adapters.tornado_server_spec",
     "servers.adapters.twisted_server_spec", "servers.adapters.wsgiref_server_spec",

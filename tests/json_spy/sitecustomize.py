@@ -2,13 +2,13 @@
 
 Put on PYTHONPATH by tests/test_json_per_request.py (never by the servers themselves), so Python
 imports it at startup in the server process and in every worker it forks or spawns, before any
-app or framework module. It wraps json.dumps, ujson.dumps and orjson.dumps, the functions the Python
-apps' JSON machinery ends in (Flask's JSON provider, Falcon's JSONHandler, tornado's and the stdlib
-apps' dumps, Sanic's default dumps, BlackSheep's json settings; orjson: Emmett's serializer, which
-binds orjson.dumps when emmett_core is imported, after this module ran), and appends one byte to
-the file named by REFSUITE_JSON_SPY each time one of them serializes {"message": "Hello, World!"}. The wrapper
-calls the original function with the same arguments and returns its result: the code path the
-apps run is the one they run without it.
+app or framework module. It wraps json.dumps, ujson.dumps, orjson.dumps and msgspec.json.encode, the
+functions the Python apps' JSON machinery ends in (Flask's JSON provider, Falcon's JSONHandler, tornado's
+and the stdlib apps' dumps, Sanic's default dumps, BlackSheep's json settings, Django's JsonResponse,
+Litestar's Response.render; orjson: Emmett's serializer, which binds orjson.dumps when emmett_core is
+imported, after this module ran), and appends one byte to the file named by REFSUITE_JSON_SPY each time
+one of them serializes {"message": "Hello, World!"}. The wrapper calls the original function with the
+same arguments and returns its result: the code path the apps run is the one they run without it.
 """
 import os
 
@@ -35,3 +35,9 @@ if _path:
         except ImportError:
             continue
         _module.dumps = _counting(_module.dumps)
+    try:
+        import msgspec.json
+    except ImportError:
+        pass
+    else:
+        msgspec.json.encode = _counting(msgspec.json.encode)

@@ -90,6 +90,8 @@ CAVEAT_TESTS: dict[str, tuple[tuple[str, bool], ...]] = {
     # the fixed catalogue always sends an HTTP/1.0 request without Host, and bodies cut short
     "granian-empty-host": (("test_hostile_requests_are_refused_not_crashing[{name}]", True),),
     "granian-aborted-500": (("test_hostile_requests_are_refused_not_crashing[{name}]", True),),
+    # timing-dependent, as connection-bursts: the threads do not always push a request past 2 s
+    "django-asgi-threads": (("test_holds_256_connections[{name}-*]", False),),
 }
 assert set(CAVEAT_TESTS) == set(catalog.CAVEATS), "every catalog caveat needs the test that shows it"
 

@@ -1,0 +1,11 @@
+"""Litestar's app (servers/apps/litestar_app.py)."""
+from servers.core.specs import ASGI, FrameworkSpec
+
+SPECS = (
+    FrameworkSpec(name="litestar", framework="litestar", title="Litestar", interface=ASGI,
+                  factory="servers.apps.litestar_app:create_app",
+                  details="Litestar's router (a trie of path segments) dispatches to async route handlers; "
+                          "Response.render serializes per request with msgspec. Mongo through "
+                          "AsyncMongoClient and Redis through redis.asyncio, made in the worker's loop.",
+                  pip_packages=("litestar", "msgspec"), code_paths=("litestar/", "msgspec/", "anyio/")),
+)

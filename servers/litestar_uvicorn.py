@@ -1,0 +1,26 @@
+"""Litestar on uvicorn (uvloop, httptools), its supervisor spawning one worker per core.
+
+As the frameworks' docs deploy it (`uvicorn --workers N --loop uvloop --http httptools`): the
+supervisor spawns --workers processes on one shared socket and replaces one that dies; each runs a
+uvloop event loop, parses HTTP with httptools and awaits the app, so a worker blocks only where a
+handler computes. Keep-alive 5 s (uvicorn's default), backlog 1024, no access log; SIGTERM: the
+supervisor stops the workers, each drains for up to 3 s.
+
+Litestar's router (a trie of path segments) dispatches to async route handlers; Response.render
+serializes per request with msgspec. Mongo through AsyncMongoClient and Redis through redis.asyncio,
+made in the worker's loop.
+
+Caveat: uvicorn's httptools protocol answers a valid request followed in the same read by invalid
+bytes with a 400 alone: the valid request is dropped unanswered.
+
+Caveat: HTTP/1.1: uvicorn (httptools) serves HTTP/2.0 and HTTP/0.9 request lines and checks no Host.
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.litestar_uvicorn":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.litestar_uvicorn`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("litestar_uvicorn")
