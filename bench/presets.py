@@ -120,8 +120,10 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
                   "gunicorn sync workers close every connection (no keep-alive): its rows include a "
                   "TCP connect per request")),
     Preset("what-users-pick", "what people deploy in 2026 against the classics: Flask on gunicorn and on granian, "
-                              "Falcon on granian, FastAPI and Starlette on uvicorn, Sanic, Gin",
-           servers="flask_gunicorn,flask_granian,falcon_granian,fastapi_uvicorn,starlette_uvicorn,sanic,gin",
+                              "Falcon on granian, Django on gunicorn, FastAPI, Starlette and Litestar on uvicorn, "
+                              "Sanic, Gin",
+           servers="flask_gunicorn,flask_granian,falcon_granian,django_gunicorn,fastapi_uvicorn,starlette_uvicorn,"
+                   "litestar_uvicorn,sanic,gin",
            ops="hello,json,redis-pooled", tool="wrk", connections=(50,), duration_s=10.0, repeats=3,
            notes=("every stack with its catalog default of workers (one per core); read req/s beside "
                   "cpu ms/req: on 2 shared cores the load tool takes its share too",)),

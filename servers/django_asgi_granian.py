@@ -18,6 +18,14 @@ its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1).
 
 Caveat: HTTP/1.1: granian checks no Host.
 
+Caveat: HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an
+empty path, which the framework redirects to / or serves as /.
+
+Caveat: HTTP/1.1: granian hands CONNECT to the ASGI app, which redirects it (307; Django's 301).
+
+Caveat: HTTP/1.1: granian passes a lower-case method on and Django upper-cases it
+(HttpRequest.method): `get / HTTP/1.1` is served as GET (200), not refused.
+
 Caveat: Django's ASGI handler runs each request's middleware hooks in a thread started for that
 request (asgiref's ThreadSensitiveContext): 256 keep-alive connections make about as many threads in
 the workers, and on 2 cores some requests wait past 2 s.

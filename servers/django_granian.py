@@ -22,6 +22,12 @@ Caveat: HTTP/1.1: granian checks no Host.
 Caveat: granian hands a request that has no Host an empty one (HTTP_HOST '' in WSGI, an empty host
 header in ASGI), which Django's get_host refuses: an HTTP/1.0 request without Host is answered 400,
 not 200.
+
+Caveat: HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an
+empty path, which the framework redirects to / or serves as /.
+
+Caveat: HTTP/1.1: granian passes a lower-case method on and Django upper-cases it
+(HttpRequest.method): `get / HTTP/1.1` is served as GET (200), not refused.
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

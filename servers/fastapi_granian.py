@@ -18,7 +18,7 @@ Caveat: HTTP/1.1: granian checks no Host.
 Caveat: HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an
 empty path, which the framework redirects to / or serves as /.
 
-Caveat: HTTP/1.1: granian hands CONNECT to the ASGI app, which redirects it (307).
+Caveat: HTTP/1.1: granian hands CONNECT to the ASGI app, which redirects it (307; Django's 301).
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -13,11 +13,12 @@ _KILL_RESETS = Caveat("reuseport-kill-resets",
                       "on its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1)")
 _PARSER = Caveat("granian-parser", "HTTP/1.1: granian checks no Host")
 # What granian passes on that some frameworks mishandle: their apps' specs name these as combination
-# caveats (BlackSheep's and Emmett's answer 404, as the contract asks).
+# caveats (BlackSheep's and Emmett's answer 404, as the contract asks; the Host rules are the app's
+# FrameworkSpec.host_checks where it enforces them itself).
 EMPTY_PATH = Caveat("granian-empty-path",
                     "HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an empty "
                     "path, which the framework redirects to / or serves as /")
-CONNECT = Caveat("granian-connect", "HTTP/1.1: granian hands CONNECT to the ASGI app, which redirects it (307)")
+CONNECT = Caveat("granian-connect", "HTTP/1.1: granian hands CONNECT to the ASGI app, which redirects it (307; Django's 301)")
 _COMMON = dict(lesson="granian", replaces_dead_workers=True)
 
 SPECS = (

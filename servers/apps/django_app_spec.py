@@ -1,4 +1,5 @@
 """Django's WSGI application (servers/apps/django_app.py)."""
+from servers.adapters.granian_server_spec import EMPTY_PATH
 from servers.core.specs import WSGI, Caveat, FrameworkSpec
 
 # A request without Host reaches Django with an empty one on granian, in either interface.
@@ -6,6 +7,14 @@ GRANIAN_EMPTY_HOST = Caveat(
     "granian-empty-host",
     "granian hands a request that has no Host an empty one (HTTP_HOST '' in WSGI, an empty host header in "
     "ASGI), which Django's get_host refuses: an HTTP/1.0 request without Host is answered 400, not 200")
+# Django takes REQUEST_METHOD (scope["method"]) upper-cased; gunicorn and uvicorn refuse a lower-case one first.
+METHOD_UPPER = Caveat(
+    "django-method-upper",
+    "HTTP/1.1: granian passes a lower-case method on and Django upper-cases it (HttpRequest.method): "
+    "`get / HTTP/1.1` is served as GET (200), not refused")
+# get_host validates the Host value (its syntax, ALLOWED_HOSTS): a repeated Host, joined into one value,
+# fails it too. A missing Host falls back on SERVER_NAME (the scope's server in ASGI): served.
+HOST_CHECKS = ("twice", "invalid")
 
 SPECS = (
     FrameworkSpec(name="django", framework="django", title="Django's WSGI application", interface=WSGI,
@@ -17,5 +26,7 @@ SPECS = (
                           "serves (after any fork); pymongo and redis-py pools made there.",
                   pip_packages=("django", "asgiref"), lesson="django", code_paths=("django/", "asgiref/"),
                   servers=("gunicorn-sync", "gunicorn-gthread", "granian-wsgi"),
-                  combination_caveats=(("granian-wsgi", GRANIAN_EMPTY_HOST),)),
+                  host_checks=HOST_CHECKS,
+                  combination_caveats=(("granian-wsgi", GRANIAN_EMPTY_HOST), ("granian-wsgi", EMPTY_PATH),
+                                       ("granian-wsgi", METHOD_UPPER))),
 )

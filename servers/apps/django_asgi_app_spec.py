@@ -1,5 +1,6 @@
 """Django's ASGI application with async views (servers/apps/django_asgi_app.py)."""
-from servers.apps.django_app_spec import GRANIAN_EMPTY_HOST
+from servers.adapters.granian_server_spec import CONNECT, EMPTY_PATH
+from servers.apps.django_app_spec import GRANIAN_EMPTY_HOST, HOST_CHECKS, METHOD_UPPER
 from servers.core.specs import ASGI, Caveat, FrameworkSpec
 
 # Shown by tests/lessons (a thread per request) and by the reliability suite's 256 connections.
@@ -17,8 +18,12 @@ SPECS = (
                           "worker's loop). Django runs each MiddlewareMixin hook through sync_to_async, in a "
                           "thread that each request's ThreadSensitiveContext starts anew.",
                   pip_packages=("django", "asgiref"), lesson="django", code_paths=("django/", "asgiref/"),
+                  host_checks=HOST_CHECKS,
                   combination_caveats=(
                       ("uvicorn", THREAD_PER_REQUEST),
+                      ("granian-asgi", EMPTY_PATH),
+                      ("granian-asgi", CONNECT),
+                      ("granian-asgi", METHOD_UPPER),
                       ("granian-asgi", THREAD_PER_REQUEST),
                       ("granian-asgi", GRANIAN_EMPTY_HOST),
                       ("granian-asgi", Caveat(

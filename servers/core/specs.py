@@ -83,6 +83,9 @@ class FrameworkSpec:
     servers: tuple[str, ...] = ()  # the only servers it runs on; () : every server of its interface
     left_out: tuple[tuple[str, str], ...] = ()  # (server, why): combinations that break the contract
     combination_caveats: tuple[tuple[str, Caveat], ...] = ()  # (server, caveat) on top of the server's
+    # The Host rules it enforces itself, a 400 whatever the server passes on ("missing", "twice",
+    # "invalid"): a server's "checks no Host" caveat does not show for those on its stacks.
+    host_checks: tuple[str, ...] = ()
     default_server: str = ""  # its default server: compose names that entry <framework>-<family> too
 
     @property
