@@ -22,7 +22,7 @@ from pathlib import Path
 
 import psutil
 
-from bench import tools as load_tools
+import loadtools as load_tools
 from bench.schema import Measurement
 from loadtools import LoadSpec
 from conformance import report as conformance_report
