@@ -3,8 +3,9 @@
 A ramp offers one constant rate per step (loadtools/openloop.py, latency from each request's
 intended send time): a geometric ladder up from `start_rate` until a step breaks the SLO, then
 bisection between the last rate that held and the first that did not, down to `resolution`.
-Every stack climbs the same ladder, so they share rungs: the common rate, where each stack's CPU
-per request is compared, is one of them. A step that breaks the SLO is measured again once
+Once every ramp of a run is done, each stack is measured once more at the common rate of its
+operation (a share of the slowest capacity, a rate every stack holds: mode "cost"), where each
+stack's CPU per request is compared. A step that breaks the SLO is measured again once
 (`confirm`) before the ramp believes it: one step is not enough on a shared machine. A void step
 (bench/selfcheck.py: the tool, not the stack, was the bound) stops the climb like a failure, and
 bisection goes on below it: when no step between the capacity found and the void one failed on
@@ -239,7 +240,7 @@ def ramps(results: list) -> dict[tuple, list[Ramp]]:
     """(entrypoint, operation, keepalive, workers, target, mode) -> its ramps, one per repeat."""
     out: dict[tuple, dict[int, Ramp]] = {}
     for r in results:
-        if r.mode not in ("capacity", "calibration") or r.superseded:
+        if r.mode not in ("capacity", "calibration", "cost") or r.superseded:
             continue
         out.setdefault(_ramp_key(r), {}).setdefault(r.repeat, Ramp()).steps.append(r)
     return {k: [v[i] for i in sorted(v)] for k, v in out.items()}
@@ -254,6 +255,7 @@ class Capacity:
     first: object  # the first step Result (stack facts: dev_only, workers, ...)
     ramps: list[Ramp]
     slo: Slo
+    cost_steps: list = field(default_factory=list)  # the steps at the common rate (mode "cost")
 
     @property
     def values(self) -> list[float]:
@@ -285,8 +287,11 @@ class Capacity:
         return bool(self.void_reasons)
 
     def cost_rate(self, rate: float) -> float | None:
-        """The held rate of this stack's steps nearest to rate: the highest at or below it, else the
-        lowest above it (the ladders of the stacks share rungs, but not always the common rate)."""
+        """The rate this stack's cost was measured at: rate itself when its step at the common rate
+        ran (mode "cost"), else its held ramp step nearest to rate, the highest at or below it, else
+        the lowest above it (a run stopped before its cost pass)."""
+        if any(r.rate == rate and r.ok and not r.void_reasons for r in self.cost_steps):
+            return rate
         held = sorted({r.rate for r in self.curve() if r.slo_held and not r.void_reasons})
         if not held:
             return None
@@ -297,7 +302,8 @@ class Capacity:
         """(the rate measured, server CPU us per request, peak RSS MB) near rate (cost_rate), medians
         over the held steps there."""
         near = self.cost_rate(rate)
-        steps = [r for r in self.curve() if r.rate == near and r.slo_held and not r.void_reasons]
+        steps = [r for r in self.cost_steps if r.rate == near and r.ok and not r.void_reasons] or \
+            [r for r in self.curve() if r.rate == near and r.slo_held and not r.void_reasons]
         cpu = [1000 * r.cpu_per_request_ms for r in steps if r.cpu_per_request_ms is not None]
         rss = [r.server_peak_rss_mb for r in steps if r.server_peak_rss_mb is not None]
         return near, statistics.median(cpu) if cpu else None, statistics.median(rss) if rss else None
@@ -309,12 +315,14 @@ class Capacity:
 
 def capacities(results: list, mode: str = "capacity") -> list[Capacity]:
     out = []
-    for key, rs in ramps(results).items():
+    by_key = ramps(results)
+    for key, rs in by_key.items():
         if key[-1] != mode:
             continue
         first = rs[0].steps[0]
+        cost = [step for ramp in by_key.get((*key[:-1], "cost"), []) for step in ramp.steps]
         out.append(Capacity(first.entrypoint, first.operation, first, rs,
-                            Slo.from_dict(first.slo) if first.slo else Slo.parse(DEFAULT_SLO)))
+                            Slo.from_dict(first.slo) if first.slo else Slo.parse(DEFAULT_SLO), cost))
     return out
 
 

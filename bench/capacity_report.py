@@ -13,8 +13,9 @@ NOTE = ("Capacity: the highest offered rate at which the step held the SLO (late
         "min–max over the repeats, or with one ramp the bracket between the rate that held and the first "
         "that did not. The common rate is "
         f"{capacity.COMMON_FRACTION:.0%} of the slowest capacity of the operation, a rate every stack holds; "
-        "cpu µs/req (the server's whole process tree) and RSS are each stack's at its held step nearest to it "
-        "(measured at: the highest at or below it, else the lowest above), the cost of a request. A void capacity is a lower bound: above it the load tool (its core busy, or past its own "
+        "cpu µs/req (the server's whole process tree) and RSS are each stack's in one step at that rate, run "
+        "after every ramp (measured at: the common rate; where that step did not run, the stack's held ramp "
+        "step nearest to it), the cost of a request. A void capacity is a lower bound: above it the load tool (its core busy, or past its own "
         "limit against a trivial server) or the backend was the bound, not the stack; it is not ranked.")
 
 

@@ -93,6 +93,15 @@ class Ramper:
         limit = None if mode == "calibration" else self.limit
         return capacity.run_ramp(measure, self.settings.ramp, limit=limit)
 
+    def cost(self, ctx, run, base_url: str, server: EntryProcess | None, notes: list[str]) -> None:
+        """One step at run.rate, the common rate of its operation: the stack's cost per request there."""
+        try:
+            self.tool.vegeta.binary()
+        except ToolMissing as exc:
+            self.runner.record_failure(ctx, run, str(exc), server=server, notes=notes)
+            return
+        self.step(ctx, run, base_url, server, notes, run.rate, "cost", "cost")
+
     def step(self, ctx, run, base_url, server, notes, rate: float, phase: str, mode: str):
         s, ramp = self.settings, self.settings.ramp
         ctx.index += 1
@@ -136,7 +145,7 @@ class Ramper:
         else:
             result.void_reasons = selfcheck.void_reasons(selfcheck.Check(
                 loop="open", tool_cpu_pct=w.tool_cpu_pct, tool_cores_busy_pct=w.tool_cores_busy_pct, offered_rate=rate, sent_rate=measured.sent_rate,
-                tool_limit_rate=self.limit if mode == "capacity" else None))
+                tool_limit_rate=self.limit if mode != "calibration" else None))
             if mode == "calibration":  # the tool's limit is a rate it keeps up with, whatever the latency
                 result.slo_misses = kept_up_misses(rate, measured.sent_rate, measured.achieved_rate,
                                                    result.success_ratio)

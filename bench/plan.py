@@ -105,6 +105,8 @@ class RunSpec:
         return (self.entry.name, self.operation, self.keepalive, self.connections, self.rate, self.mode)
 
     def describe(self) -> str:
+        if self.mode == "cost":
+            return f"{self.entry.name} {self.operation} cost at the common rate {self.rate:,.0f}/s"
         if self.mode:
             rep = f" #{self.repeat + 1}/{self.repeats}" if self.repeats > 1 else ""
             return f"{self.entry.name} {self.operation} {self.mode} ramp{rep}"
@@ -150,6 +152,10 @@ class Plan:
         load = sum((ramp_s if run.mode else run.duration_s) + RUN_OVERHEAD_S + probe for run in self.runs)
         if any(run.mode for run in self.runs):
             load += ramp_s * 1.5 + START_OVERHEAD_S  # the tool's own limit, against a trivial server
+            # the cost pass: each stack started again, one step per operation at the common rate
+            costs = [run for run in self.runs if run.mode and run.repeat == 0]
+            load += len(costs) * (min(s.ramp.max_step_s, 2 * s.ramp.step_s) + s.ramp.warmup_s + capacity.STEP_OVERHEAD_S)
+            load += len({run.entry.name for run in costs}) * START_OVERHEAD_S
         warmup = rounds * len({run.group for run in self.runs if not run.mode}) * (s.warmup_s + RUN_OVERHEAD_S)
         starts = 0.0 if s.target else rounds * len(self.entries) * START_OVERHEAD_S
         return load + warmup + starts + (BACKENDS_OVERHEAD_S if self.backends() else 0.0)

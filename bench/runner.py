@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import random
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bench import hosts, noise, rounds, schema, selfcheck, verify
+from bench import capacity, hosts, noise, rounds, schema, selfcheck, verify
 from harness import pinning
 from bench.capacity_run import Ramper
 from bench.ceiling import Ceilings
@@ -131,6 +131,7 @@ class Runner:
                     runs = [r for r in runs if not catalog.backend_of(r.operation)]
                 if runs:
                     self.run_entry(ctx, group.entry, group.workers, runs, session, group.notes)
+            self.cost_pass(ctx, session)
         finally:
             if self.probe is not None:
                 self.probe.stop()
@@ -138,6 +139,22 @@ class Runner:
             session.stop()
             self.progress.stop()
         return ctx.results
+
+    def cost_pass(self, ctx: Context, session: BackendSession) -> None:
+        """After every ramp: each stack once more at its operation's common rate (capacity.common_rate,
+        known only now), one step each, so that their CPU per request is compared at one rate."""
+        rates = {op: capacity.common_rate(group)
+                 for op, group in capacity.by_operation(capacity.capacities(ctx.results)).items()}
+        stacks: dict[tuple, list[RunSpec]] = {}
+        for run in self.plan.runs:
+            if run.mode == "capacity" and run.repeat == 0 and rates.get(run.operation):
+                cost = replace(run, mode="cost", rate=rates[run.operation])
+                stacks.setdefault((run.entry.name, run.workers), []).append(cost)
+        if stacks:
+            self.progress.note("cost per request at the common rate: "
+                               + ", ".join(f"{op} {rate:,.0f}/s" for op, rate in rates.items() if rate))
+        for runs in stacks.values():
+            self.run_entry(ctx, runs[0].entry, runs[0].workers, runs, session, [])
 
     def run_entry(self, ctx: Context, entry, workers: int | None, runs: list[RunSpec],
                   session: BackendSession, notes: list[str]) -> None:
@@ -171,6 +188,9 @@ class Runner:
                 if contract_failure[run.operation] is not None:
                     self.record_failure(ctx, run, f"contract: {contract_failure[run.operation]}", server=server,
                                         notes=notes)
+                    continue
+                if run.mode == "cost":
+                    self.ramper.cost(ctx, run, base_url, server, notes)
                     continue
                 if run.mode:  # a capacity ramp: its steps warm up themselves
                     self.ramper.ramp(ctx, run, base_url, server, notes)

@@ -167,6 +167,19 @@ def test_capacity_interval_common_rate_and_cost_from_the_steps():
     assert capacity.tool_limit(results) == 20000
 
 
+def test_the_cost_is_the_step_at_the_common_rate_once_it_ran():
+    results = [step("a", 500, True, cpu_ms=0.05), step("a", 1000, False),
+               step("b", 250, True, cpu_ms=0.4), step("b", 500, False)]
+    assert capacity.common_rate(capacity.capacities(results)) == 120
+    results += [step("a", 120, True, cpu_ms=0.09, mode="cost", seq=9), step("b", 120, False, cpu_ms=0.5, mode="cost")]
+    caps = {c.entrypoint: c for c in capacity.capacities(results)}
+    assert caps["a"].capacity == 500 and [r.rate for r in caps["a"].curve()] == [500, 1000]  # not a ramp step
+    assert caps["a"].cost_at(120) == (120, 90.0, 30.0)
+    assert caps["b"].cost_at(120) == (120, 500.0, 30.0)  # measured there, even where a noisy step missed the SLO
+    results.append(step("c", 500, True, cpu_ms=0.07))  # a stack whose cost step never ran: its nearest held step
+    assert {c.entrypoint: c for c in capacity.capacities(results)}["c"].cost_at(120) == (500, 70.0, 30.0)
+
+
 def test_a_capacity_whose_next_step_was_void_is_a_lower_bound():
     results = [step("a", 500, True), step("a", 1000, True), step("a", 2000, None, void=["load tool saturated"]),
                step("a", 1400, True)]
@@ -251,8 +264,10 @@ def test_a_real_short_ramp_against_go_nethttp(tmp_path):
     assert first.server_cpu_s is not None and first.tool_cpu_s is not None and first.slo["bounds_ms"] == {"p99": 2000}
     (cap,) = capacity.capacities(results)
     assert len(cap.ramps) == 1 and [r.rate for r in cap.curve()] == sorted(r.rate for r in steps)
+    (cost,) = [r for r in results if r.mode == "cost"]  # after the ramps, one step at the common rate
+    assert cost.rate == capacity.common_rate([cap]) and cap.cost_at(cost.rate)[0] == cost.rate
     lines = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
-    assert {line["mode"] for line in lines} == {"capacity", "calibration"}
+    assert {line["mode"] for line in lines} == {"capacity", "calibration", "cost"}
 
 
 def closed(entry, rps, void=()):
