@@ -8,7 +8,7 @@ SPECS = (
                   details="Litestar's router (a trie of path segments) dispatches to async route handlers; "
                           "Response.render serializes per request with msgspec. Mongo through "
                           "AsyncMongoClient and Redis through redis.asyncio, made in the worker's loop.",
-                  pip_packages=("litestar", "msgspec"), code_paths=("litestar/", "msgspec/", "anyio/"),
+                  pip_packages=("litestar", "msgspec"), lesson="litestar", code_paths=("litestar/", "msgspec/", "anyio/"),
                   # a Host it cannot parse into the request's URL is its 400; a missing or repeated one is served
                   host_checks=("invalid",),
                   combination_caveats=(("granian-asgi", EMPTY_PATH),)),
