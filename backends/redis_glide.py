@@ -36,7 +36,7 @@ def unavailable_on_error() -> Iterator[None]:
 
 
 def configuration(url: str) -> GlideClientConfiguration:
-    """redis://[user:password@]host:port/db as glide's configuration, with the suite's 1 s timeouts."""
+    """redis://[user:$PASSWORD@]host:port/db as glide's configuration, with the suite's 1 s timeouts."""
     parts = urlparse(url)
     db = int(parts.path.lstrip("/") or 0)
     extra: dict[str, Any] = {}
