@@ -90,7 +90,7 @@ KNOWN: dict[str, Known] = _known(
                                "chunk-data-too-long", "chunk-data-lf-only", "chunk-size-not-hex-eof", "chunk-cut-eof",
                                "trailer-invalid-name"), ("granian", "django")),
     django_method_upper=Known(("method-lower-case",), ("granian", "django")),
-    fasthttp_parser=Known(("name-with-space", "version-20"), ("fasthttp",), racy=("te-identity",)),
+    fasthttp_parser=Known(("name-with-space", "version-20"), ("github.com/valyala/fasthttp",), racy=("te-identity",)),
 )
 
 assert all(case in BY_ID for spec in KNOWN.values() for case in (*spec.cases, *spec.passes)), "known cases exist"
