@@ -1,0 +1,60 @@
+"""A stack's verification record: what the conformance and reliability runs found, as data in the repository.
+
+One JSON file per catalog entry, records/<entry>.json, written only by a run (never by hand), each
+section ("conformance", "reliability") by its own run and merged into the file so the other stays.
+Pretty-printed with sorted keys so a re-run's diff shows only what changed. A stack with no record,
+or a section whose run was not complete, is unverified: the catalog, the README and the report say so.
+The README's "Reliability" section says which command writes which section.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+RECORDS_DIR = Path(__file__).resolve().parents[2] / "records"
+# The sections a verified stack needs, each written by its own run.
+SECTIONS = ("conformance", "reliability")
+
+
+def path_of(entry_name: str) -> Path:
+    return RECORDS_DIR / f"{entry_name}.json"
+
+
+def load(entry_name: str) -> dict | None:
+    """The entry's record, None when no run has written one."""
+    try:
+        return json.loads(path_of(entry_name).read_text())
+    except FileNotFoundError:
+        return None
+
+
+def write_section(entry_name: str, section: str, data: dict) -> Path:
+    """Write one section of the entry's record, keeping the others; atomic (a rename), so a reader
+    never sees half a file."""
+    if section not in SECTIONS:
+        raise ValueError(f"unknown record section {section!r}: one of {', '.join(SECTIONS)}")
+    record = load(entry_name) or {}
+    record.update({"entry": entry_name, section: data})
+    path = path_of(entry_name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(f".json.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
+    temporary.replace(path)
+    return path
+
+
+def complete(entry_name: str, section: str) -> bool:
+    """Whether the entry's record holds that section from a complete run."""
+    record = load(entry_name) or {}
+    return bool(record.get(section, {}).get("run", {}).get("complete"))
+
+
+def verified(entry_name: str) -> bool:
+    """Both sections present, each from a complete run."""
+    return all(complete(entry_name, section) for section in SECTIONS)
+
+
+def status(entry_name: str) -> str:
+    """'verified' or 'unverified' (what the catalog, the README and the report show)."""
+    return "verified" if verified(entry_name) else "unverified"
