@@ -10,6 +10,7 @@ import fnmatch
 import pytest
 
 from conformance import known
+from recording import ENABLED as RECORDING, Recorder
 from reltools import RESULTS, SCALE, SECONDS
 from serverproc import ServerProcess
 from servers.core import catalog
@@ -37,7 +38,35 @@ def start_server(start_server):
         server.kill()
 
 
+RECORDER = Recorder()
+
+
+def pytest_deselected(items):
+    RECORDER.deselect(items)
+
+
+def pytest_collection_finish(session):
+    RECORDER.collected(session.items)
+
+
+def pytest_runtest_logreport(report):
+    item = _ITEMS.get(report.nodeid)
+    if item is not None:
+        RECORDER.report(item, report)
+
+
+_ITEMS: dict = {}
+
+
+def pytest_itemcollected(item):
+    _ITEMS[item.nodeid] = item
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if RECORDING and RECORDER.selected:  # records/<entry>.json: only when asked, so a partial run overwrites nothing
+        interrupted = exitstatus == pytest.ExitCode.INTERRUPTED or bool(config.getoption("maxfail", 0))
+        written = RECORDER.write(interrupted, SECONDS, SCALE)
+        terminalreporter.write_line(f"reliability records: {len(written)} written in {written[0].parent}")
     if not RESULTS.rows:
         return  # the reliability tests did not run (deselected by default)
     paths = RESULTS.write()
