@@ -5,6 +5,7 @@ import shutil
 import socket
 import subprocess
 import time
+from typing import NamedTuple
 
 import psutil
 import pytest
@@ -57,3 +58,40 @@ def dump(pid: int) -> str:
         pytest.skip(why)
     return subprocess.run([shutil.which("py-spy"), "dump", "--pid", str(pid)], capture_output=True, text=True,
                           timeout=30, check=True).stdout
+
+
+class Syscall(NamedTuple):
+    tid: int  # the thread that made it
+    time: float  # when (epoch seconds)
+    line: str  # as strace prints it: name(arguments) = result, strings up to 300 bytes
+
+
+def strace(pids: list[int], calls: str, action, settle: float = 0.3) -> list[Syscall]:
+    """The syscalls of `calls` (strace's trace= list) the processes pids (all their threads) make while
+    action() runs."""
+    if shutil.which("strace") is None:
+        pytest.skip("strace is not installed")
+    trace = subprocess.Popen(["strace", "-f", "-qq", "-ttt", "-s", "300", "-e", f"trace={calls}",
+                              *[a for pid in pids for a in ("-p", str(pid))]],
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.0)  # strace attaches to every thread
+        action()
+        time.sleep(settle)
+    finally:
+        trace.terminate()
+        out = trace.communicate(timeout=10)[1]
+    lines = []
+    for line in out.splitlines():
+        tid = pids[0]
+        if line.startswith("[pid"):
+            tag, _, line = line.partition("] ")
+            tid = int(tag.split()[-1])
+        stamp, _, line = line.strip().partition(" ")
+        lines.append(Syscall(tid, float(stamp), line))
+    return lines
+
+
+def threads_of(pid: int) -> dict[int, str]:
+    """Thread id -> thread name (comm) of every thread of pid."""
+    return {t.id: open(f"/proc/{pid}/task/{t.id}/comm").read().strip() for t in psutil.Process(pid).threads()}

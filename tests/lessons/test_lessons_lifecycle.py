@@ -39,7 +39,8 @@ def test_uvicorn_closes_an_idle_keep_alive_connection_after_5_seconds():
     assert default == 5
     server = ServerProcess("fastapi_uvicorn", ["--workers", "1"]).start()
     try:
-        assert idle_until_closed(server.port, timeout=default + 5) >= default - 0.5
+        idle = idle_until_closed(server.port, timeout=default + 5)
+        assert default - 0.5 <= idle <= default + 1.5, idle  # closed by its timer, not by a later sweep
     finally:
         server.stop()
 
@@ -96,14 +97,15 @@ WAITRESS_SHORT = textwrap.dedent("""
 
 def test_waitress_closes_a_connection_idle_past_channel_timeout():
     """waitress.md: `channel_timeout` 120 s for an inactive connection; shown at 1 s (with the sweep,
-    `cleanup_interval`, at 1 s too): the idle connection is closed after it, not before."""
+    `cleanup_interval`, at 1 s too): the idle connection is closed by the first sweep that finds it idle
+    past the timeout: after 1 s, before 2 s (and the slack of a busy machine)."""
     defaults = waitress.adjustments.Adjustments()
     assert (defaults.channel_timeout, defaults.cleanup_interval) == (120, 30)
     proc = subprocess.Popen([sys.executable, "-c", WAITRESS_SHORT], stdout=subprocess.PIPE, text=True)
     try:
         port = int(proc.stdout.readline())
         idle = idle_until_closed(port, timeout=8)
-        assert idle >= 0.9  # closed by the sweep once idle past the timeout
+        assert 0.9 <= idle <= 2.8, idle  # closed by the sweep once idle past the timeout
     finally:
         proc.kill()
         proc.wait(10)

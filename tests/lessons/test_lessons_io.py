@@ -1,0 +1,185 @@
+"""Who writes a response, in how many syscalls, and what closes an idle connection: the I/O facts of the
+server pages and request-paths.md, shown with strace and socket probes on the installed versions."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from lessontools import HELLO, connect, read_response, strace, workers
+from serverproc import ServerProcess, free_port
+
+WRITES = "write,writev,sendto,sendmsg"
+
+
+def response_writes(pid: int, client) -> list[tuple[int, str]]:
+    """The write syscalls of pid's threads that carry the response to one request on client (the
+    connection served one request before, so lazy setup is not in the trace)."""
+    client.sendall(HELLO)
+    read_response(client)
+
+    def one():
+        client.sendall(HELLO)
+        assert read_response(client).startswith(b"HTTP/1.1 200")
+
+    return [(call.tid, call.line) for call in strace([pid], WRITES, one)
+            if "HTTP/1.1" in call.line or "Hello, World!" in call.line]
+
+
+def test_waitress_writes_head_and_body_from_the_task_thread():
+    """waitress.md: with send_bytes = 1 (its default), write_soon flushes from the task thread that ran
+    the app: two sendto calls (head, then body), neither by the main loop's thread."""
+    import waitress.adjustments
+
+    assert waitress.adjustments.Adjustments().send_bytes == 1
+    server = ServerProcess("flask_waitress").start()
+    try:
+        client = connect(server.port)
+        writes = response_writes(server.proc.pid, client)
+        client.close()
+        assert [line.split("(")[0] for _, line in writes] == ["sendto", "sendto"], writes
+        assert "HTTP/1.1 200" in writes[0][1] and "Hello, World!" in writes[1][1], writes
+        assert all(tid != server.proc.pid for tid, _ in writes), writes  # the main thread is the loop's
+        assert writes[0][0] == writes[1][0], writes  # one task thread writes both
+    finally:
+        server.stop()
+
+
+def test_uvicorn_writes_the_head_and_the_body_in_two_writes_from_the_loop_thread():
+    """uvicorn.md: RequestResponseCycle.send writes at http.response.start (the head) and again at
+    http.response.body: two write calls per response, both on the worker's one loop thread."""
+    server = ServerProcess("starlette_uvicorn", ["--workers", "1"]).start()  # one worker: no supervisor
+    try:
+        client = connect(server.port)
+        writes = response_writes(server.proc.pid, client)
+        client.close()
+        assert len(writes) == 2, writes
+        assert "HTTP/1.1 200" in writes[0][1] and "Hello, World!" not in writes[0][1], writes
+        assert "Hello, World!" in writes[1][1] and "HTTP/1.1" not in writes[1][1], writes
+        assert {tid for tid, _ in writes} == {server.proc.pid}, writes
+    finally:
+        server.stop()
+
+
+def test_uvicorn_supervisor_pings_each_worker_every_half_second():
+    """uvicorn.md: Multiprocess.run wakes every 0.5 s and pings each worker over its pipe; the
+    worker's health-check thread reads each ping."""
+    server = ServerProcess("starlette_uvicorn", ["--workers", "2"]).start()
+    try:
+        worker = next(p for p in workers(server, 3) if "spawn_main" in " ".join(p.cmdline()))  # not the tracker
+        pings = [call.time for call in strace([worker.pid], "read", lambda: time.sleep(3.0)) if "ping" in call.line]
+        gaps = sorted(b - a for a, b in zip(pings, pings[1:]))
+        assert len(gaps) >= 4 and 0.4 <= gaps[len(gaps) // 2] <= 0.7, gaps  # the median gap
+    finally:
+        server.stop()
+
+
+def test_gunicorn_sync_sends_the_head_and_the_body_in_two_sendall_calls():
+    """request-paths.md: the sync worker sends the head (send_headers) and then the body: two sendto
+    calls, then shuts its write side."""
+    server = ServerProcess("bare_gunicorn", ["--workers", "1"]).start()
+    try:
+        worker = workers(server)[0]
+        calls = []
+
+        def one():
+            client = connect(server.port)
+            client.sendall(HELLO)
+            assert read_response(client).startswith(b"HTTP/1.1 200")
+            client.close()
+
+        one()  # the worker's first request imports lazily: not traced
+        calls = [line for _, _, line in strace([worker.pid], f"{WRITES},shutdown", one)
+                 if "HTTP/1.1" in line or "Hello, World!" in line or line.startswith("shutdown")]
+        assert [line.split("(")[0] for line in calls] == ["sendto", "sendto", "shutdown"], calls
+        assert "HTTP/1.1 200" in calls[0] and "Hello, World!" not in calls[0], calls
+        assert "Hello, World!" in calls[1], calls
+    finally:
+        server.stop()
+
+
+class _Transport:
+    """What HttpToolsProtocol sees of a socket: the writes it makes and whether reading is paused."""
+
+    def __init__(self):
+        self.written, self.reading_paused, self.closed = [], False, False
+
+    def get_extra_info(self, name, default=None):
+        return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 40000)}.get(name, default)
+
+    def write(self, data):
+        self.written.append(data)
+
+    def pause_reading(self):
+        self.reading_paused = True
+
+    def resume_reading(self):
+        self.reading_paused = False
+
+    def is_closing(self):
+        return self.closed
+
+    def close(self):
+        self.closed = True
+
+    def set_protocol(self, protocol):
+        pass
+
+
+def test_uvicorn_pauses_reading_on_a_buffered_request_body_and_the_apps_send_on_a_full_write_buffer():
+    """uvicorn.md: HIGH_WATER_LIMIT (64 KiB) is about the request body buffered for the app (past it,
+    reading pauses); a full write buffer (the transport calls pause_writing) does not pause reading,
+    it makes the app's next send wait until resume_writing."""
+    import asyncio
+
+    import uvicorn
+    from uvicorn.protocols.http.flow_control import HIGH_WATER_LIMIT
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    from uvicorn.server import ServerState
+
+    assert HIGH_WATER_LIMIT == 65536
+
+    async def serve(request: bytes, pause_writing: bool) -> tuple[list[bool], list[bytes], list[bytes]]:
+        """Feeds request in 1000-byte pieces, the app answering only once all is in; returns whether
+        reading was paused after each piece, what was written before resume_writing, and all writes."""
+        go = asyncio.Event()
+
+        async def app(scope, receive, send):
+            await go.wait()  # the app reads no body
+            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+            await send({"type": "http.response.body", "body": b"ok"})
+
+        config = uvicorn.Config(app, http="httptools", lifespan="off", log_level="error")
+        transport = _Transport()
+        protocol = HttpToolsProtocol(config, ServerState(), {}, _loop=asyncio.get_running_loop())
+        protocol.connection_made(transport)
+        paused = []
+        for start in range(0, len(request), 1000):
+            protocol.data_received(request[start:start + 1000])
+            paused.append(transport.reading_paused)
+        if pause_writing:
+            protocol.pause_writing()  # what the transport calls when its write buffer is full
+        paused.append(transport.reading_paused)
+        go.set()
+        for _ in range(20):
+            await asyncio.sleep(0)
+        before_resume = list(transport.written)
+        protocol.resume_writing()
+        for _ in range(20):
+            await asyncio.sleep(0)
+        protocol.connection_lost(None)
+        return paused, before_resume, transport.written
+
+    head = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n"
+    paused, _, written = asyncio.run(serve(head + b"x" * 100000, pause_writing=False))
+    first = paused.index(True)  # reading paused once the buffered body passed 64 KiB, not before
+    assert HIGH_WATER_LIMIT < (first + 1) * 1000 - len(head) <= HIGH_WATER_LIMIT + 1000, first
+    assert written[-1] == b"ok"
+
+    paused, before_resume, written = asyncio.run(serve(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", pause_writing=True))
+    assert not any(paused)  # a full write buffer does not pause reading...
+    assert before_resume == []  # ...it holds the app's send (flow.drain) until resume_writing
+    assert written[0].startswith(b"HTTP/1.1 200") and written[-1] == b"ok"
