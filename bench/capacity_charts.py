@@ -8,6 +8,8 @@ line per stack, log latency axis, the SLO's bounds drawn; void steps are grey cr
 """
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 
 from bench.capacity import Capacity, Slo
@@ -82,25 +84,27 @@ def curves(caps: list[Capacity], operation: str) -> go.Figure | None:
                 hoverinfo="text"))
     slo: Slo = group[0].slo
     for key, bound in slo.bounds:
-        fig.add_hline(y=bound, line_dash="dash", line_color="#c44e52",
-                      annotation_text=f"SLO {key} {bound:g} ms", annotation_position="top left")
+        # the label is an annotation of its own: on a log axis an annotation's y is log10 of the value
+        # (add_hline's annotation_text put 25 ms at 10^25 and stretched the axis from 1 to 10^24 ms)
+        fig.add_hline(y=bound, line_dash="dash", line_color="#c44e52")
+        fig.add_annotation(y=math.log10(bound), x=0, xref="paper", yref="y", text=f"SLO {key} {bound:g} ms",
+                           showarrow=False, xanchor="left", yanchor="bottom", font={"color": "#c44e52"})
+    drawn = [y for trace in fig.data for y in trace.y if y] + [bound for _, bound in slo.bounds]
     fig.update_layout(title=f"{operation}: latency against throughput (from each request's intended send)",
                       xaxis_title="achieved requests/s", yaxis_title="latency, ms (log)", yaxis_type="log",
+                      yaxis_range=[math.log10(min(drawn)) - 0.15, math.log10(max(drawn)) + 0.15],
                       height=460, margin={"l": 10, "r": 10, "t": 50, "b": 40}, template="plotly_white")
     return fig
 
 
-def html(figures: list[go.Figure]) -> list[str]:
-    """Each figure as an HTML div; plotly.js is embedded with the first one only."""
-    out = []
-    for fig in figures:
-        out.append(fig.to_html(full_html=False, include_plotlyjs=not out, config={"displaylogo": False}))
+def placed(caps: list[Capacity], ops: list[str]) -> dict[str, list[str]]:
+    """The charts' HTML by where report.html places them: "answer:OP" an operation's capacity bars (by
+    its answer), "curves" every latency curve; plotly.js is embedded with the first one only."""
+    order = [(f"answer:{op}", capacity_bars(caps, op)) for op in ops] + \
+        [("curves", curves(caps, op)) for op in _ops(caps)]
+    out: dict[str, list[str]] = {}
+    for key, fig in order:
+        if fig is not None:
+            div = fig.to_html(full_html=False, include_plotlyjs=not out, config={"displaylogo": False})
+            out.setdefault(key, []).append(div)
     return out
-
-
-def figures(caps: list[Capacity]) -> list[go.Figure]:
-    """The capacity bars of every operation first, then its curves."""
-    ops = _ops(caps)
-    bars = [capacity_bars(caps, op) for op in ops]
-    lines = [curves(caps, op) for op in ops]
-    return [f for f in (*bars, *lines) if f is not None]

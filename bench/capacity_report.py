@@ -27,22 +27,62 @@ def _stack(c) -> str:
     return f"`{c.entrypoint}`" + (" **dev-only**" if getattr(c.first, "dev_only", False) else "")
 
 
-def capacity_cells(report) -> tuple[list[str], list[list[str]]]:
-    header = ["stack", "op", "capacity/s", "interval", "ramps", "first failed", "common rate", "measured at",
-              "cpu µs/req", "rss MB", "void"]
+def _interval(interval) -> str:
+    return f"{interval[0]:,.0f}–{interval[1]:,.0f}" if interval else "–"
+
+
+def _named(s) -> str:
+    return f"`{s.entrypoint}`"
+
+
+def _capacity(s) -> str:
+    return f"≥ {_rate(s.value)}" if s.void_reasons else _rate(s.value)
+
+
+def verdict(a) -> list[str]:
+    """The answer of one operation in a few sentences (Markdown inline), read off the model."""
+    out = []
+    if a.ranked:
+        chain = _named(a.ranked[0]) + f" {_rate(a.ranked[0].value)}/s"
+        for link in a.links:
+            chain += (" ≈ " if link.tie else " > ") + _named(link.lower) + f" {_rate(link.lower.value)}/s"
+        out.append(f"Ranked by capacity: {chain} (>: the intervals are apart; ≈: they overlap, a tie).")
+        ties = [(s, t) for s in a.ranked for t in s.ties if s.entrypoint < t]
+        if ties:
+            out.append("A tie, the intervals overlapping: " + "; ".join(
+                f"{_named(s)} ({_interval(s.interval)}) and `{t}`" for s, t in ties) + ".")
+        elif len(a.ranked) > 1:
+            out.append("No tie: every interval is apart from the others.")
+    for s in a.void:
+        out.append(f"Void, not ranked: {_named(s)} held {_capacity(s)}/s, a lower bound: {'; '.join(s.void_reasons)}.")
+    for s in a.none_held:
+        out.append(f"{_named(s)} held no rate it was offered within the SLO.")
+    costs = a.by_cost
+    if costs and a.common_rate:
+        out.append(f"Cost per request at {_rate(a.common_rate)}/s, a rate every stack held: "
+                   + ", ".join(_cost(s, a.common_rate) for s in costs) + " of server CPU.")
+    return out
+
+
+def _cost(s, common: float) -> str:
+    said = [f"{s.cost_ratio:.1f}x the cheapest"] if s.cost_ratio and s.cost_ratio >= 1.05 else []
+    said += [] if s.cost_rate == common else [f"at {_rate(s.cost_rate)}/s, its nearest held step"]
+    return f"{_named(s)} {s.cpu_us:,.0f} µs" + (f" ({', '.join(said)})" if said else "")
+
+
+def answer_cells(a, caveats) -> tuple[list[str], list[list]]:
+    """The table of one operation's answer; caveats(texts) is the collapsed cell of a stack's caveats."""
+    header = ["rank", "stack", "capacity/s", "interval", "ties with", "ramps", "first failed", "cpu µs/req",
+              "measured at", "rss MB", "void", "verified", "caveats"]
     lines = []
-    for op, group in capacity.by_operation(list(report.capacities)).items():
-        common = report.common_rates.get(op)
-        ranked = sorted(group, key=lambda c: (c.void, -(c.capacity or 0)))
-        for c in ranked:
-            near, cpu, rss = c.cost_at(common) if common else (None, None, None)
-            interval = f"{c.interval[0]:,.0f}–{c.interval[1]:,.0f}" if c.interval else "–"
-            first_failed = [r.first_failed for r in c.ramps if r.first_failed]
-            cap = _rate(c.capacity) if not c.void else f"≥ {_rate(c.capacity)}"
-            lines.append([_stack(c), op, cap, interval, str(len(c.ramps)), _rate(min(first_failed, default=None)),
-                          _rate(common), _rate(near), "–" if cpu is None else f"{cpu:,.0f}",
-                          "–" if rss is None else f"{rss:,.1f}",
-                          "; ".join(c.void_reasons) or "–"])
+    for s in a.standings:
+        c = s.capacity
+        first_failed = [r.first_failed for r in c.ramps if r.first_failed]
+        lines.append([str(s.rank) if s.rank else "–", _stack(c), _capacity(s), _interval(s.interval),
+                      ", ".join(f"`{t}`" for t in s.ties) or "–", str(len(c.ramps)),
+                      _rate(min(first_failed, default=None)), "–" if s.cpu_us is None else f"{s.cpu_us:,.0f}",
+                      _rate(s.cost_rate), "–" if s.rss_mb is None else f"{s.rss_mb:,.1f}",
+                      "; ".join(s.void_reasons) or "–", s.verification or "–", caveats(s.caveats)])
     return header, lines
 
 

@@ -14,6 +14,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from bench.model import Report, RoutePair, Row  # noqa: E402
+from bench.report_tables import CO_MARK  # noqa: E402
 from servers.core import catalog  # noqa: E402
 
 PERCENTILE_KEYS = ("p50", "p90", "p99", "p99.9")
@@ -42,6 +43,11 @@ def label(row: Row, with_op: bool = False, with_load: bool = True) -> str:
     if row.void:  # the tool or the backend was the bound (bench/selfcheck.py): the table says why
         text += " [VOID]"
     return text
+
+
+def latency_label(row: Row, with_op: bool, with_load: bool) -> str:
+    """A latency bar's label: a closed-loop row's percentiles carry the coordinated-omission mark."""
+    return label(row, with_op, with_load) + (f" {CO_MARK}" if row.coordinated_omission else "")
 
 
 def _ops(rows: list[Row]) -> list[str]:
@@ -106,7 +112,7 @@ def _grouped_latency(rows: list[Row], keys: tuple[str, ...], title: str, with_op
         values = [r.latency[key] or 0 for r in rows]
         ax.barh(ys, values, height=width, label=key, color=COLORS[key])
     ax.set_yticks([n + 0.4 - width / 2 for n in range(len(rows))],
-                  [label(r, with_op=with_op, with_load=_varying_load(rows)) for r in rows], fontsize=8)
+                  [latency_label(r, with_op=with_op, with_load=_varying_load(rows)) for r in rows], fontsize=8)
     ax.set_xscale("log")
     ax.set_xlabel("latency, ms (log scale)", fontsize=8)
     ax.grid(axis="x", alpha=0.3, which="both")
@@ -117,7 +123,9 @@ def _grouped_latency(rows: list[Row], keys: tuple[str, ...], title: str, with_op
 
 
 def latency_percentiles(rows: list[Row]) -> bytes | None:
-    return _grouped_latency(rows, PERCENTILE_KEYS, "Latency percentiles (closed loop)", with_op=True)
+    return _grouped_latency(rows, PERCENTILE_KEYS, f"Latency percentiles (closed loop; {CO_MARK} coordinated "
+                            "omission: the tool stops sending while the server stalls, the tail is understated)",
+                            with_op=True)
 
 
 def open_loop_latency(rows: list[Row]) -> bytes | None:

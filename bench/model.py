@@ -105,6 +105,13 @@ class Row:
     in_flight: float | None  # median of rate x mean latency (Little's law: ~ the connections)
 
     @property
+    def coordinated_omission(self) -> bool:
+        """Closed loop (wrk, ab, hey, locust): a connection sends its next request only after the last
+        answer, so a stall delays the requests it should have timed and its percentiles understate the
+        tail (wrk's are its own after-the-run estimate). Marked in tables and charts, never a capacity."""
+        return self.config.loop == "closed"
+
+    @property
     def ok(self) -> bool:
         return self.n > self.failed
 
@@ -226,6 +233,110 @@ def route_pairs(closed: list[Row]) -> list[RoutePair]:
     return pairs
 
 
+# -- the answer: per operation, the stacks ranked by capacity within the SLO --------------------------
+@dataclass(frozen=True)
+class Standing:
+    """One stack's place in its operation's answer."""
+
+    capacity: Capacity
+    rank: int | None  # 1, 2, ... among the ranked stacks; None: void (a lower bound) or no rate held
+    value: float | None  # capacity/s (a lower bound when void)
+    interval: tuple[float, float] | None  # min-max over the ramps, or the one ramp's bracket
+    ties: tuple[str, ...]  # the ranked stacks whose interval overlaps this one's (a tie with each)
+    void_reasons: tuple[str, ...]
+    cost_rate: float | None  # where its cost was measured: the common rate (else its nearest held step)
+    cpu_us: float | None  # server CPU µs per request there
+    rss_mb: float | None
+    cost_ratio: float | None  # cpu_us / the cheapest ranked stack's cpu_us
+    dev_only: bool
+    caveats: tuple[str, ...]  # the catalog's known limitations of the stack
+    verification: str  # "verified", "unverified", or "" where the run does not know
+
+    @property
+    def entrypoint(self) -> str:
+        return self.capacity.entrypoint
+
+
+@dataclass(frozen=True)
+class Link:
+    """Two neighbours of a ranking: apart (their intervals do not overlap) or a tie (they do)."""
+
+    upper: Standing
+    lower: Standing
+    tie: bool
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An operation's answer: its stacks ranked by capacity, neighbours apart or tied, the void and
+    the failed stacks, the cost per request at the common rate."""
+
+    operation: str
+    slo: str  # the SLO, described
+    common_rate: float | None
+    standings: tuple[Standing, ...]  # the ranked by capacity, then the void, then those that held no rate
+    links: tuple[Link, ...]  # between neighbours of the ranked
+
+    @property
+    def ranked(self) -> tuple[Standing, ...]:
+        return tuple(s for s in self.standings if s.rank is not None)
+
+    @property
+    def void(self) -> tuple[Standing, ...]:
+        return tuple(s for s in self.standings if s.void_reasons)
+
+    @property
+    def none_held(self) -> tuple[Standing, ...]:
+        return tuple(s for s in self.standings if s.rank is None and not s.void_reasons)
+
+    @property
+    def by_cost(self) -> tuple[Standing, ...]:
+        return tuple(sorted((s for s in self.standings if s.cpu_us is not None), key=lambda s: s.cpu_us))
+
+
+def overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """Whether two capacity intervals overlap (a tie). Touching is apart: a one-ramp bracket runs from
+    the rate that held up to the first that failed, so a stack that held 1,000/s is above one that
+    failed at 1,000/s."""
+    return a == b or (a[0] < b[1] and b[0] < a[1])
+
+
+def _span(c: Capacity) -> tuple[float, float] | None:
+    """The interval of a capacity, a point where it has none (a tie is said only where these overlap)."""
+    return c.interval or ((c.capacity, c.capacity) if c.capacity is not None else None)
+
+
+def answer(operation: str, group: list[Capacity], common: float | None,
+           verification: Callable[[str], str] = lambda name: "") -> Answer:
+    ranked = sorted((c for c in group if c.capacity is not None and not c.void), key=lambda c: -c.capacity)
+    rest = sorted((c for c in group if c.void), key=lambda c: -(c.capacity or 0)) + \
+        sorted((c for c in group if c.capacity is None and not c.void), key=lambda c: c.entrypoint)
+    costs = {c.entrypoint: c.cost_at(common) if common else (None, None, None) for c in group}
+    cheapest = min((costs[c.entrypoint][1] for c in ranked if costs[c.entrypoint][1]), default=None)
+    standings = []
+    for c in ranked + rest:
+        rank = ranked.index(c) + 1 if c in ranked else None
+        ties = tuple(o.entrypoint for o in ranked if o is not c and rank is not None and overlap(_span(c), _span(o)))
+        rate, cpu, rss = costs[c.entrypoint]
+        standings.append(Standing(
+            capacity=c, rank=rank, value=c.capacity, interval=c.interval, ties=ties,
+            void_reasons=tuple(c.void_reasons), cost_rate=rate, cpu_us=cpu, rss_mb=rss,
+            cost_ratio=cpu / cheapest if cpu and cheapest else None,
+            dev_only=bool(getattr(c.first, "dev_only", False)), caveats=tuple(getattr(c.first, "caveats", ()) or ()),
+            verification=verification(c.entrypoint)))
+    top = [s for s in standings if s.rank is not None]
+    links = tuple(Link(a, b, overlap(_span(a.capacity), _span(b.capacity))) for a, b in zip(top, top[1:]))
+    return Answer(operation, group[0].slo.describe(), common, tuple(standings), links)
+
+
+def answers(caps: list[Capacity], common_rates: dict[str, float | None],
+            verification: Callable[[str], str] = lambda name: "") -> list[Answer]:
+    """One Answer per operation, in the catalog's order of the operations."""
+    groups = capacity.by_operation(caps)
+    order = [op for op in catalog.ALL_OPS if op in groups] + sorted(set(groups) - set(catalog.ALL_OPS))
+    return [answer(op, groups[op], common_rates.get(op), verification) for op in order]
+
+
 # -- the session ----------------------------------------------------------------------------------
 PROBE_KEYS = (("cpu_ms", "cpu loop"), ("loopback_ms", "loopback requests"))  # bench/noise.py's readings
 
@@ -304,6 +415,7 @@ class Report:
     capacities: tuple[Capacity, ...] = ()
     common_rates: dict[str, float | None] = field(default_factory=dict)
     tool_limit: float | None = None
+    answers: tuple[Answer, ...] = ()  # the report's opening: per operation, the stacks ranked by capacity
 
 
 def build(results: list[Result]) -> Report:
@@ -312,14 +424,15 @@ def build(results: list[Result]) -> Report:
                       failures=())
     everything = rows(results)
     closed = [r for r in everything if r.config.loop == "closed" and r.ok]
-    caps = capacity.capacities(results)
+    # capacity from open-loop steps only: a closed-loop tool's latency suffers coordinated omission
+    caps = capacity.capacities([r for r in results if r.loop == "open"])
+    common_rates = {op: capacity.common_rate(group) for op, group in capacity.by_operation(caps).items()}
     return Report(session=session(results), rows=tuple(everything), closed=tuple(closed),
                   opened=tuple(r for r in everything if r.config.loop == "open" and r.ok and not r.config.mode),
                   pairs=tuple(ranked_pairs(closed)), route_pairs=tuple(route_pairs(closed)),
                   repeated=any(len(r.rps_values) >= 2 for r in closed), failures=tuple(failures(everything)),
-                  capacities=tuple(caps), tool_limit=capacity.tool_limit(results),
-                  common_rates={op: capacity.common_rate(group)
-                                for op, group in capacity.by_operation(caps).items()})
+                  capacities=tuple(caps), tool_limit=capacity.tool_limit(results), common_rates=common_rates,
+                  answers=tuple(answers(caps, common_rates)))
 
 
 # -- two result sets side by side -----------------------------------------------------------------

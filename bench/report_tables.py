@@ -23,19 +23,41 @@ NOTE = ("Latencies are in ms from the tool's own histogram or percentiles (– w
         "requests in flight, about the connections when each kept one in flight); a **void** cell (the tool "
         "or the backend was the bound) says why and is left out of rankings, ratios and capacity. wrk's "
         "latencies carry wrk's own after-the-run correction for coordinated omission (synthetic samples at "
-        "each connection's mean interval): an estimate, not a measurement; capacity counts open-loop latency "
-        "from each request's intended send time instead.")
+        "each connection's mean interval): an estimate, not a measurement (marked †, as every closed-loop "
+        "percentile); capacity counts open-loop latency from each request's intended send time instead.")
+CO_MARK = "†"
+CO_NOTE = (f"{CO_MARK} coordinated omission: a closed-loop tool (wrk, ab, hey, locust) sends a connection's next "
+           "request only after the last answer, so while the server stalls it stops sending and never times "
+           "the requests it should have sent: these percentiles understate the tail (wrk's are its own "
+           "after-the-run estimate) and are never used for capacity.")
 NUMERIC = ("req", "p", "max", "mean", "cpu", "rss", "rate", "capacity", "offered", "sent", "achieved", "tool",
            "open", "common", "first", "ramp", "measured")  # right-aligned columns start so
 
 
 @dataclass(frozen=True)
+class Collapsed:
+    """A table cell shown collapsed (<details>): its summary, and the text that opens under it."""
+
+    summary: str
+    body: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Section:
-    key: str  # "closed", "significance", "open", "failures": what report.html places charts by
+    key: str  # "answer", "closed", "significance", "open", "failures": what report.html places charts by
     title: str
     intro: str
     header: list[str]
-    lines: list[list[str]]
+    lines: list[list]  # cells: Markdown inline text, or Collapsed
+    verdict: tuple[str, ...] = ()  # sentences said before the table (the answer's)
+    operation: str = ""  # the answer's operation
+
+
+def caveats_cell(texts: tuple[str, ...]) -> Collapsed | str:
+    """A stack's known limitations, by its rows and collapsed (they are not the results)."""
+    if not texts:
+        return "–"
+    return Collapsed(f"{len(texts)} caveat" + ("s" if len(texts) > 1 else ""), tuple(texts))
 
 
 def num(value: float | None, digits: int = 0) -> str:
@@ -90,7 +112,10 @@ def check_cell(row: Row) -> str:
 
 
 def _latency(key: str) -> Callable[[Row], str]:
-    return lambda row: ms(row.latency[key])
+    def cell(row: Row) -> str:
+        value = row.latency[key]
+        return ms(value) + (CO_MARK if value is not None and row.coordinated_omission else "")
+    return cell
 
 
 # A table of rows is its columns: (title, the cell of a row). A new column of the model is one line here.
@@ -104,14 +129,15 @@ CLOSED_COLUMNS = (
     ("errors", errors_cell), ("non-2xx", lambda row: num(row.non_2xx)), ("cpu ms/req", cpu_cell),
     ("rss MB", lambda row: num(row.peak_rss_mb, 1)), ("tool cpu %", lambda row: num(row.tool_cpu_pct)),
     ("open conn", lambda row: num(row.connections_open)), ("rate x mean", lambda row: num(row.in_flight, 1)),
-    ("check", check_cell))
+    ("check", check_cell), ("caveats", lambda row: caveats_cell(row.caveats)))
 OPEN_COLUMNS = (
     *STACK_COLUMNS, ("rate", lambda row: row.config.load), ("conn", lambda row: row.config.connection),
     ("workers", lambda row: num(row.config.workers)), ("req/s done", lambda row: num(row.rps)),
     ("success", lambda row: "–" if row.success_ratio is None else f"{100 * row.success_ratio:.2f}%"),
     *((f"{key} ms", _latency(key)) for key in ("mean", "p50", "p95", "p99", "max")),
     ("errors", errors_cell), ("non-2xx", lambda row: num(row.non_2xx)), ("cpu ms/req", cpu_cell),
-    ("tool cpu %", lambda row: num(row.tool_cpu_pct)), ("check", check_cell))
+    ("tool cpu %", lambda row: num(row.tool_cpu_pct)), ("check", check_cell),
+    ("caveats", lambda row: caveats_cell(row.caveats)))
 
 
 def row_cells(columns, rows: tuple[Row, ...]) -> tuple[list[str], list[list[str]]]:
@@ -133,15 +159,23 @@ def failure_cells(failures: tuple[Failure, ...]) -> tuple[list[str], list[list[s
          f"{f.failed}/{f.total}", f.why[:400]] for f in failures]
 
 
+def opening(report: Report) -> list[Section]:
+    """The answer, first: per operation, the stacks ranked by capacity within the SLO, said in a few
+    sentences, then the table (its caveats collapsed by each stack's row)."""
+    return [Section("answer", f"{a.operation}: capacity within {a.slo}", "",
+                    *capacity_report.answer_cells(a, caveats_cell), verdict=tuple(capacity_report.verdict(a)),
+                    operation=a.operation)
+            for a in report.answers]
+
+
 def sections(report: Report) -> list[Section]:
+    """What follows the answer and the session's facts: the curves, the closed and open-loop rows."""
     out = []
     if report.capacities:
-        out.append(Section("capacity", "Capacity within the SLO", capacity_report.NOTE,
-                           *capacity_report.capacity_cells(report)))
-        out.append(Section("curves", "Latency against throughput: every step of the ramps", "",
+        out.append(Section("curves", "Latency against throughput: every step of the ramps", capacity_report.NOTE,
                            *capacity_report.curve_cells(report)))
     if report.closed:
-        out.append(Section("closed", "Closed loop (N connections, each waits for its answer)", "",
+        out.append(Section("closed", "Closed loop (N connections, each waits for its answer)", CO_NOTE,
                            *row_cells(CLOSED_COLUMNS, report.closed)))
         if report.repeated and report.pairs:
             out.append(Section("significance", "Are the differences above the noise?",
@@ -202,5 +236,7 @@ def context(s: Session, report: Report | None = None) -> list[str]:
     lines += capacity_report.context(report) if report is not None else []
     if s.dev_only:
         lines.append(f"- **dev-only** stacks ({', '.join(s.dev_only)}) are measured to be compared, not deployed")
-    lines += [f"- caveat, `{name}`: {'; '.join(texts)}" for name, texts in s.caveats.items()]
+    if s.caveats:
+        lines.append(f"- caveats: {len(s.caveats)} stacks have known limitations (the catalog's), each shown "
+                     "collapsed by its stack's rows")
     return lines

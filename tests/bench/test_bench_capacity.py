@@ -300,10 +300,58 @@ def test_the_report_leads_with_capacity_and_its_cost_at_the_common_rate():
     report = model.build(results)
     assert report.common_rates == {"hello": 250}  # half of b's 500/s
     md = results_md.render(report)
-    assert md.index("## Capacity within the SLO") < md.index("## Latency against throughput")
-    capacity_table = md.split("## Capacity within the SLO")[1].split("##")[0]
-    rows = {line.split("|")[1].strip(): line for line in capacity_table.splitlines() if line.startswith("| `")}
-    assert rows["`a`"].startswith("| `a` | hello | 1,000 |")
-    assert "| 250 | 500 | 50 |" in rows["`a`"]  # common rate 250/s, measured at 500/s: 50 µs of CPU a request
-    assert "| 250 | 500 | 200 |" in rows["`b`"]
-    assert "≥ 500" in rows["`c`"] and "load tool saturated" in rows["`c`"]  # void: a lower bound, and why
+    # the answer comes first, then how it was measured, then the curves
+    assert md.index("## hello: capacity within p99 <= 25 ms") < md.index("## How it was measured") \
+        < md.index("## Latency against throughput")
+    answer = md.split("## hello: capacity within")[1].split("##")[0]
+    rows = {line.split("|")[2].strip(): line for line in answer.splitlines() if line.startswith("| ")}
+    assert rows["`a`"].startswith("| 1 | `a` | 1,000 | 1,000–2,000 |")
+    assert "| 50 | 500 |" in rows["`a`"]  # 50 µs of CPU a request, measured at 500/s (its nearest held step)
+    assert rows["`b`"].startswith("| 2 | `b` | 500 | 500–1,000 |") and "| 200 | 500 |" in rows["`b`"]
+    assert rows["`c`"].startswith("| – | `c` | ≥ 500 |") and "load tool saturated" in rows["`c`"]  # void: unranked
+    # a held 1,000/s and b failed there: apart (the brackets touch, they do not overlap)
+    assert "- Ranked by capacity: `a` 1,000/s > `b` 500/s" in answer and "- No tie" in answer
+    assert "- Void, not ranked: `c` held ≥ 500/s, a lower bound: load tool saturated." in answer
+    assert ("- Cost per request at 250/s, a rate every stack held: `a` 50 µs (at 500/s, its nearest held step), "
+            "`c` 50 µs (at 500/s, its nearest held step), `b` 200 µs (4.0x the cheapest, at 500/s") in answer
+
+
+def bracket(entry, held, failed, op="hello", repeat=0, void=()):
+    """A ramp that held `held` and failed (or was void) at `failed`: its capacity's bracket."""
+    return [step(entry, held, True, op=op, repeat=repeat),
+            step(entry, failed, None if void else False, op=op, repeat=repeat, void=void)]
+
+
+def test_the_answer_ranks_by_capacity_and_says_a_tie_only_where_intervals_overlap():
+    from bench import model
+
+    results = (bracket("fast", 8000, 9000) + bracket("mid", 4000, 5000) + bracket("mid2", 4500, 7000)
+               + bracket("slow", 1000, 1200) + bracket("busy", 2000, 4000, void=["load tool saturated"])
+               + [step("none", 500, False)])
+    (a,) = model.build(results).answers
+    assert [(s.entrypoint, s.rank) for s in a.standings] == [
+        ("fast", 1), ("mid2", 2), ("mid", 3), ("slow", 4), ("busy", None), ("none", None)]
+    # 4,500–7,000 and 4,000–5,000 overlap: a tie; 8,000–9,000 and 4,500–7,000 do not; nor 4,000 and 1,200
+    assert [(l.upper.entrypoint, l.lower.entrypoint, l.tie) for l in a.links] == [
+        ("fast", "mid2", False), ("mid2", "mid", True), ("mid", "slow", False)]
+    ties = {s.entrypoint: s.ties for s in a.standings}
+    assert ties == {"fast": (), "mid2": ("mid",), "mid": ("mid2",), "slow": (), "busy": (), "none": ()}
+    assert [s.entrypoint for s in a.void] == ["busy"] and [s.entrypoint for s in a.none_held] == ["none"]
+    # a tie goes when the intervals part: mid's ramp failing at 4,400 is apart from mid2's 4,500
+    results[3] = step("mid", 4400, False)
+    (a,) = model.build(results).answers
+    assert not any(l.tie for l in a.links) and all(not s.ties for s in a.standings)
+
+
+def test_capacity_is_never_read_from_a_closed_loop_run():
+    """A closed-loop run's latency suffers coordinated omission: a wrk line, even one labelled as a
+    capacity step, is no capacity (it would have held the SLO at 50,000/s here)."""
+    from bench import model
+
+    wrk = Result(entrypoint="a", operation="hello", tool="wrk", loop="closed", connections=50, rate=50_000,
+                 requests=150_000, requests_per_s=50_000, latency_ms={"p99": 2.0}, mode="capacity", slo_held=True,
+                 slo=Slo.parse("p99=25ms").as_dict())
+    report = model.build(bracket("a", 1000, 2000) + [wrk])
+    (c,) = report.capacities
+    assert c.capacity == 1000 and c.interval == (1000, 2000)
+    assert [r.tool for r in c.curve()] == ["vegeta", "vegeta"]

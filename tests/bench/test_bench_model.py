@@ -74,7 +74,8 @@ def markdown_rows(md: str) -> list[list[str]]:
     for line in md.splitlines():
         if line.startswith("| ") and not re.match(r"\|[-:|]+\|$", line):
             cells = [c.strip() for c in re.split(r"(?<!\\) \| ", line.strip("| "))]
-            out.append([c.replace("`", "").replace("**", "").replace("\\|", "|") for c in cells])
+            out.append([re.sub(r"<[^>]+>", "", c).replace("`", "").replace("**", "").replace("\\|", "|")
+                        for c in cells])
     return out
 
 
