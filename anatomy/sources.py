@@ -20,28 +20,12 @@ from pathlib import Path
 
 from servers.core import catalog
 
-# distribution -> (GitHub repository, tag of version v, folder of the package in the repository)
+# distribution -> (GitHub repository, tag of version v, folder of the package in the repository): the
+# spec modules' SOURCES, and the two languages.
 REPOS: dict[str, tuple[str, str, str]] = {
-    "gunicorn": ("benoitc/gunicorn", "{v}", ""),
-    "flask": ("pallets/flask", "{v}", "src/"),
-    "werkzeug": ("pallets/werkzeug", "{v}", "src/"),
-    "gevent": ("gevent/gevent", "{v}", "src/"),
-    "tornado": ("tornadoweb/tornado", "v{v}", ""),
-    "twisted": ("twisted/twisted", "twisted-{v}", "src/"),
-    "sanic": ("sanic-org/sanic", "v{v}", ""),
-    "sanic-routing": ("sanic-org/sanic-routing", "v{v}", ""),
-    "falcon": ("falconry/falcon", "{v}", ""),
-    "starlette": ("Kludex/starlette", "{v}", ""),
-    "fastapi": ("fastapi/fastapi", "{v}", ""),
-    "uvicorn": ("Kludex/uvicorn", "{v}", ""),
-    "django": ("django/django", "{v}", ""),
-    "asgiref": ("django/asgiref", "{v}", ""),
-    "waitress": ("Pylons/waitress", "v{v}", "src/"),
+    **catalog.SOURCES,
     "python": ("python/cpython", "v{v}", "Lib/"),
     "go": ("golang/go", "{v}", "src/"),
-    "gin": ("gin-gonic/gin", "{v}", ""),
-    "echo": ("labstack/echo", "{v}", ""),
-    "fasthttp": ("valyala/fasthttp", "{v}", ""),
 }
 # Go modules of servers/go/go.mod, from the Go frameworks' specs: distribution -> module path (a src:
 # path starts with it).

@@ -7,42 +7,21 @@ import json
 import sys
 from pathlib import Path
 
-from servers.core import catalog, entry_modules, lessons, tables
+from servers.core import catalog, entry_modules
+from servers.core.catalog_table import COLUMNS, markdown_table, rows
 
 # What to do with the catalog once read: the other commands of the package.
 EPILOG = """\
 the other commands:
   python -m servers.NAME --port 5000          a Python entry (--help: the flags every entry takes)
   python -m servers.run NAME --port 5000      any entry, Python or Go (Go is built on first use)
+  python -m servers.generate [--check]        write every file derived from the specs (entry modules,
+                                              compose, README table, extras, lesson nav and Entries)
   python -m servers.compose [--check|--list]  write compose/docker-compose.yml from the catalog,
                                               check it is current, or list its services and URLs
   python -m anatomy NAME [--op OP]    how a stack serves a request, measured under load
                                               (processes, connections, CPU by layer); docs/ lessons
 """
-
-COLUMNS = ("name", "language", "framework", "server", "model", "workers", "tags", "description", "limits", "lessons")
-
-
-def rows() -> list[dict[str, str]]:
-    out = []
-    for entry in catalog.ENTRIES:
-        workers = str(entry.workers) if entry.workers is not None else "per core"
-        tags = ", ".join(entry.tags)
-        out.append({"name": entry.name, "language": entry.language, "framework": entry.framework,
-                    "server": entry.server, "model": entry.model, "workers": workers, "tags": tags,
-                    "description": entry.description,
-                    "limits": "; ".join(filter(None, (entry.dev_only_reason, *entry.caveat_texts))),
-                    "lessons": " ".join(lessons.pages(entry))})
-    return out
-
-
-def markdown_table() -> str:
-    def cells(row: dict[str, str]) -> list[str]:
-        links = ", ".join(f"[{Path(page).parent.name[:-1]}]({page})" for page in row["lessons"].split())
-        return [f"`{row['name']}`", *(row[c] for c in COLUMNS[1:-1]), links]
-
-    return tables.markdown_table(COLUMNS, (cells(row) for row in rows()))
-
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m servers", description="List the suite's catalog of entrypoints.",

@@ -9,6 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from servers.core import ports
 from servers.core.compose_model import (DEFAULT_OUTPUT, app_services, local_output, port_variable, render,
                                         render_local)
 
@@ -46,6 +47,8 @@ def main(argv: list[str] | None = None) -> None:
     args.output.parent.mkdir(parents=True, exist_ok=True)
     for path, text in files.items():
         path.write_text(text)
+    if args.output == DEFAULT_OUTPUT:  # the ports it gave new services are theirs from now on
+        ports.REGISTRY.write_text(ports.render({name: port for name, _, _, port in app_services()}))
     print(f"wrote {args.output} ({len(app_services())} app services) and {local_output(args.output).name}")
 
 

@@ -1,6 +1,11 @@
 """gevent's WSGIServer pre-forked by the suite (servers/adapters/gevent_prefork.py)."""
 from servers.core.specs import WSGI, Caveat, ServerSpec
 
+# pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
+EXTRAS = {"gevent": ("gevent>=26.9.0",)}
+# Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
+SOURCES = {"gevent": ("gevent/gevent", "{v}", "src/")}
+
 SPECS = (
     ServerSpec(name="gevent", interface=WSGI, serve="servers.adapters.gevent_prefork:serve", model="greenlets",
                entry_suffix="gevent",

@@ -7,6 +7,11 @@ _BODY_AFTER_ANSWER = Caveat("gunicorn-body-after-answer",
                             "HTTP/1.1: a keep-alive worker answers before reading the body, then sends a second "
                             "response (400) when the unread chunked body proves invalid")
 
+# pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
+EXTRAS = {"gunicorn": ("gunicorn>=27.0.1",)}
+# Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
+SOURCES = {"gunicorn": ("benoitc/gunicorn", "{v}", "")}
+
 SPECS = (
     ServerSpec(name="gunicorn-sync", serve="servers.adapters.gunicorn_server:serve_sync", model="processes",
                entry_suffix="gunicorn", keepalive=False,

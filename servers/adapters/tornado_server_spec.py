@@ -5,6 +5,11 @@ from servers.core.specs import ASYNCIO_PATHS, WSGI, Caveat, ServerSpec
 _PARSER = Caveat("tornado-parser", "HTTP/1.1: tornado refuses valid chunk extensions and trailers (400) and routes "
                                    "an absolute-form target as a path (404)")
 
+# pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
+EXTRAS = {"tornado": ("tornado>=6.6.1",)}
+# Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
+SOURCES = {"tornado": ("tornadoweb/tornado", "v{v}", "")}
+
 SPECS = (
     ServerSpec(name="tornado-wsgi", interface=WSGI, serve="servers.adapters.tornado_server:serve_wsgi",
                model="threads", entry_suffix="tornado", workers=1,

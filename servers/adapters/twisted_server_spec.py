@@ -6,6 +6,11 @@ _WEB = Caveat("twisted-web", "HTTP/1.1 (smuggling-relevant): twisted.web reads t
                              "identity` as the next request, routes an absolute-form target as a path (404), "
                              "checks no Host")
 
+# pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
+EXTRAS = {"twisted": ("twisted>=26.10.0",)}
+# Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
+SOURCES = {"twisted": ("twisted/twisted", "twisted-{v}", "src/")}
+
 SPECS = (
     ServerSpec(name="twisted-wsgi", interface=WSGI, serve="servers.adapters.twisted_server:serve_wsgi",
                model="threads", entry_suffix="twisted", workers=1, max_workers=1,

@@ -1,6 +1,10 @@
 """uWSGI (servers/adapters/uwsgi_server.py)."""
 from servers.core.specs import WSGI, Caveat, ServerSpec
 
+# pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
+# Built from source: gcc and the Python headers (apt-packages.txt).
+EXTRAS = {"uwsgi": ("uwsgi>=2.0.31",)}
+
 SPECS = (
     ServerSpec(name="uwsgi", interface=WSGI, serve="servers.adapters.uwsgi_server:serve", model="processes",
                entry_suffix="uwsgi", keepalive=False,

@@ -1,6 +1,11 @@
 """waitress (servers/adapters/waitress_server.py)."""
 from servers.core.specs import WSGI, Caveat, ServerSpec
 
+# pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
+EXTRAS = {"waitress": ("waitress>=3.0.2",)}
+# Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
+SOURCES = {"waitress": ("Pylons/waitress", "v{v}", "src/")}
+
 SPECS = (
     ServerSpec(name="waitress", interface=WSGI, serve="servers.adapters.waitress_server:serve", model="threads",
                entry_suffix="waitress", workers=1,

@@ -5,6 +5,9 @@ _COMMON = dict(interface=WSGI, keepalive=False, pip_packages=("werkzeug",), less
                code_paths=("werkzeug/serving.py", *SOCKETSERVER_PATHS),
                caveats=(HTTP_SERVER_PARSER,))
 
+# Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
+SOURCES = {"werkzeug": ("pallets/werkzeug", "{v}", "src/")}
+
 SPECS = (
     ServerSpec(name="werkzeug", serve="servers.adapters.werkzeug_dev:serve_single", model="sync",
                entry_suffix="dev", workers=1, max_workers=1,

@@ -1,6 +1,9 @@
 """BlackSheep's app (servers/apps/blacksheep_app.py)."""
 from servers.core.specs import ASGI, FrameworkSpec
 
+# pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
+EXTRAS = {"blacksheep": ("blacksheep>=2.6.4",)}
+
 SPECS = (
     FrameworkSpec(name="blacksheep", framework="blacksheep", title="BlackSheep", interface=ASGI,
                   factory="servers.apps.blacksheep_app:create_app",

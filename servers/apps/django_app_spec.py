@@ -16,6 +16,12 @@ METHOD_UPPER = Caveat(
 # fails it too. A missing Host falls back on SERVER_NAME (the scope's server in ASGI): served.
 HOST_CHECKS = ("twice", "invalid")
 
+# pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
+# 5.2 LTS: Django 6 needs Python 3.12.
+EXTRAS = {"django": ("django>=5.2.19",)}
+# Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
+SOURCES = {"django": ("django/django", "{v}", ""), "asgiref": ("django/asgiref", "{v}", "")}
+
 SPECS = (
     FrameworkSpec(name="django", framework="django", title="Django's WSGI application", interface=WSGI,
                   factory="servers.apps.django_app:create_app",

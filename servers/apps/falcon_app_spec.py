@@ -2,6 +2,11 @@
 from servers.adapters.granian_server_spec import EMPTY_PATH
 from servers.core.specs import WSGI, FrameworkSpec
 
+# pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
+EXTRAS = {"falcon": ("falcon>=4.4.0", "werkzeug>=3.1.8")}
+# Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
+SOURCES = {"falcon": ("falconry/falcon", "{v}", "")}
+
 SPECS = (
     FrameworkSpec(name="falcon", framework="falcon", title="Falcon", interface=WSGI,
                   factory="servers.apps.falcon_app:create_app",

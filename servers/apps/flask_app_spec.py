@@ -7,6 +7,11 @@ _METHOD_CASE = Caveat("werkzeug-method-case", "HTTP/1.1: werkzeug upper-cases th
 _HTTP09 = Caveat("uwsgi-http09",
                  "HTTP/1.1: uWSGI hands a request line without a version (HTTP/0.9) to the app: Flask answers 200")
 
+# pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
+EXTRAS = {"flask": ("flask>=3.1.3", "werkzeug>=3.1.8", "flask-pymongo>=3.0.1")}
+# Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
+SOURCES = {"flask": ("pallets/flask", "{v}", "src/")}
+
 SPECS = (
     FrameworkSpec(name="flask", framework="flask", title="Flask", interface=WSGI,
                   factory="servers.apps.flask_app:create_app",

@@ -2,6 +2,9 @@
 from servers.adapters.granian_server_spec import EMPTY_PATH
 from servers.core.specs import ASGI, FrameworkSpec
 
+# pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
+EXTRAS = {"litestar": ("litestar>=2.25.0",)}
+
 SPECS = (
     FrameworkSpec(name="litestar", framework="litestar", title="Litestar", interface=ASGI,
                   factory="servers.apps.litestar_app:create_app",

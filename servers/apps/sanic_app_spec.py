@@ -5,6 +5,12 @@ _ASTERISK = Caveat("sanic-asterisk", "HTTP/1.1: sanic serves `GET *` as `GET /`"
 
 _COMMON = dict(framework="sanic", pip_packages=("sanic",), lesson="sanic", code_paths=("sanic/", "sanic_routing/"))
 
+# pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
+# The last two are the Redis clients of sanic_glide and sanic_coredis (backends/redis_clients.py).
+EXTRAS = {"sanic": ("sanic>=25.12.1", "motor>=3.7.1", "valkey-glide>=2.6.0", "coredis>=6.9.0")}
+# Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
+SOURCES = {"sanic": ("sanic-org/sanic", "v{v}", ""), "sanic-routing": ("sanic-org/sanic-routing", "v{v}", "")}
+
 SPECS = (
     FrameworkSpec(name="sanic", title="Sanic", interface="sanic", factory="servers.apps.sanic_app:create_app",
                   details="Async handlers; Mongo through pymongo's AsyncMongoClient (sanic_motor: motor, which "

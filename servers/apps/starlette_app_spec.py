@@ -2,6 +2,11 @@
 from servers.adapters.granian_server_spec import CONNECT, EMPTY_PATH
 from servers.core.specs import ASGI, FrameworkSpec
 
+# pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
+EXTRAS = {"starlette": ("starlette>=1.10.0",)}
+# Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
+SOURCES = {"starlette": ("Kludex/starlette", "{v}", "")}
+
 SPECS = (
     FrameworkSpec(name="starlette", framework="starlette", title="Starlette", interface=ASGI,
                   factory="servers.apps.starlette_app:create_app",

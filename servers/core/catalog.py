@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from backends import redis_clients
 from servers.core.cores import usable_cores
@@ -49,30 +50,32 @@ def backend_of(operation: str) -> str | None:
     return FAMILY_BACKENDS[family] if family else None
 
 
-# The spec modules, in the catalog's order (the README table's, compose's ports): each holds SPECS,
-# the ServerSpecs of one adapter or the FrameworkSpecs of one app (servers/core/specs.py says why
-# they sit beside the adapter rather than in it). Importing them imports no server or framework.
-SPEC_MODULES = (
-    "servers.apps.flask_app_spec", "servers.apps.falcon_app_spec", "servers.apps.bare_app_spec",
-    "servers.apps.falcon_asgi_app_spec", "servers.apps.starlette_app_spec", "servers.apps.fastapi_app_spec",
-    "servers.apps.sanic_app_spec", "servers.apps.tornado_app_spec", "servers.apps.twisted_app_spec",
-    "servers.apps.stdlib_app_spec",
-    "servers.apps.blacksheep_app_spec", "servers.apps.emmett_app_spec",
-    "servers.apps.django_app_spec", "servers.apps.django_asgi_app_spec",
-    "servers.apps.litestar_app_spec",
-    "servers.adapters.werkzeug_dev_spec", "servers.adapters.gunicorn_server_spec",
-    "servers.adapters.gevent_prefork_spec", "servers.adapters.tornado_server_spec",
-    "servers.adapters.twisted_server_spec", "servers.adapters.wsgiref_server_spec",
-    "servers.adapters.waitress_server_spec", "servers.adapters.uwsgi_server_spec",
-    "servers.adapters.uvicorn_server_spec", "servers.adapters.granian_server_spec",
-    "servers.adapters.sanic_server_spec", "servers.adapters.stdlib_server_spec",
-    "servers.core.go_specs",
-)
+# The spec modules, found by their name: servers/<package>/<name>_spec.py (or _specs.py), each
+# holding SPECS, the ServerSpecs of one adapter or the FrameworkSpecs of one app (servers/core/specs.py
+# says why they sit beside the adapter rather than in it). A new one is registered by being there;
+# the catalog's order (the README table's, the tests') is theirs by path. Importing them imports no
+# server or framework.
+SERVERS_DIR = Path(__file__).resolve().parents[1]
+SPEC_MODULES: tuple[str, ...] = tuple(
+    ".".join(path.relative_to(SERVERS_DIR.parent).with_suffix("").parts)
+    for path in sorted((*SERVERS_DIR.glob("*/*_spec.py"), *SERVERS_DIR.glob("*/*_specs.py")))
+    if path.name != "specs.py")
 
 
 def _registered() -> tuple[list[ServerSpec], list[FrameworkSpec]]:
     specs = [spec for module in SPEC_MODULES for spec in importlib.import_module(module).SPECS]
     return ([s for s in specs if isinstance(s, ServerSpec)], [s for s in specs if isinstance(s, FrameworkSpec)])
+
+
+def _merged(attribute: str) -> dict:
+    """A spec module's optional facts about its packages (EXTRAS, SOURCES), merged over every module;
+    two modules naming the same key must agree."""
+    merged: dict = {}
+    for module in SPEC_MODULES:
+        for key, value in getattr(importlib.import_module(module), attribute, {}).items():
+            if merged.setdefault(key, value) != value:
+                raise ValueError(f"{module}.{attribute}[{key!r}] differs from another spec module's")
+    return merged
 
 
 _SERVER_SPECS, _APP_SPECS = _registered()
@@ -211,6 +214,11 @@ ENTRIES: tuple[Entry, ...] = _entries()
 GO_COMMANDS = tuple(e.name for e in ENTRIES if e.language == "go")
 
 BY_NAME: dict[str, Entry] = {e.name: e for e in ENTRIES}
+
+# pyproject.toml's extras (name -> requirements) and the lessons' source repositories (distribution ->
+# (GitHub repository, tag of version v, package folder)), as the spec modules declare them.
+EXTRAS: dict[str, tuple[str, ...]] = _merged("EXTRAS")
+SOURCES: dict[str, tuple[str, str, str]] = _merged("SOURCES")
 
 
 def get(name: str) -> Entry:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from servers.core import catalog
+from servers.core import catalog, ports
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_OUTPUT = ROOT / "compose" / "docker-compose.yml"
@@ -56,12 +56,12 @@ FERRETDB_PORT = 27017
 ALIASES: dict[str, str] = {app.framework: catalog.entry_name(app, catalog.SERVERS[app.default_server])
                            for app in catalog.APPS.values() if app.default_server}
 
-# Host ports: entry k of the catalog (from 1) publishes 8000 + 10*k + family index (hello 0,
-# mongo 1, redis 2), the aliases continue after the last entry; nginx is 8000, the mongo and redis
+# Host ports: each app service's is its own, kept by name in compose/ports.json (servers/core/ports.py:
+# a new service takes the next free one, none other moves); nginx is 8000, the mongo and redis
 # backends 8001 and 8002. Each can be moved with PORT_<SERVICE> (upper case, '-' as '_'), e.g.
 # PORT_SANIC_REDIS=9000. Every port is published on 127.0.0.1 unless BIND_ADDRESS says otherwise
 # (a host's own address in the three-host layout).
-BASE_PORT, NGINX_PORT = 8000, 8000
+NGINX_PORT = 8000
 BACKEND_PORTS = {"mongo": (8001, 27017), "redis": (8002, 6379)}  # host port, container port
 BIND = "${BIND_ADDRESS:-127.0.0.1}"
 
@@ -102,20 +102,14 @@ def service_command(entry_name: str, family: str, host: str, port: int | str,
     return argv
 
 
-def app_services() -> list[tuple[str, catalog.Entry, str, int]]:
-    """(service name, entry, family, default host port) of every app service, in file order."""
-    out = []
-    position = 0
-    for position, entry in enumerate(catalog.ENTRIES, start=1):
-        for index, family in enumerate(catalog.FAMILIES):
-            if family in entry.families:
-                out.append((f"{entry.name}-{family}", entry, family, BASE_PORT + 10 * position + index))
-    for offset, (alias, target) in enumerate(sorted(ALIASES.items()), start=1):
-        entry = catalog.get(target)
-        for index, family in enumerate(catalog.FAMILIES):
-            if family in entry.families:
-                out.append((f"{alias}-{family}", entry, family, BASE_PORT + 10 * (position + offset) + index))
-    return out
+def app_services(registry: dict[str, int] | None = None) -> list[tuple[str, catalog.Entry, str, int]]:
+    """(service name, entry, family, host port) of every app service, in file order; the ports are
+    the registry's (compose/ports.json unless given)."""
+    services = [(f"{entry.name}-{family}", entry, family) for entry in catalog.ENTRIES for family in entry.families]
+    services += [(f"{alias}-{family}", catalog.get(target), family)
+                 for alias, target in sorted(ALIASES.items()) for family in catalog.get(target).families]
+    assigned = ports.assign([name for name, _, _ in services], ports.load() if registry is None else registry)
+    return [(name, entry, family, assigned[name]) for name, entry, family in services]
 
 
 def port_variable(service: str) -> str:

@@ -47,4 +47,7 @@ FRAMEWORK_SPECS = (
                           "ctx is reused once the handler returns."),
 )
 
+# Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
+SOURCES = {"gin": ("gin-gonic/gin", "{v}", ""), "echo": ("labstack/echo", "{v}", ""), "fasthttp": ("valyala/fasthttp", "{v}", "")}
+
 SPECS = (*SERVER_SPECS, *FRAMEWORK_SPECS)
