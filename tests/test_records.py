@@ -49,3 +49,16 @@ def test_an_incomplete_run_does_not_verify(records_dir):
 def test_an_unknown_section_is_refused(records_dir):
     with pytest.raises(ValueError, match="unknown record section"):
         records.write_section("sanic", "benchmark", {})
+
+
+def test_the_catalog_tags_a_stack_without_a_complete_record_unverified(records_dir):
+    from servers.core import catalog
+
+    app, server = catalog.APPS["flask"], catalog.SERVERS["gunicorn-sync"]
+    entry = catalog._entry(app, server)
+    assert entry.name == "flask_gunicorn" and not entry.verified
+    assert entry.tags == (catalog.PRODUCTION, catalog.UNVERIFIED)
+    for section in records.SECTIONS:
+        records.write_section("flask_gunicorn", section, {"run": run(), "cases": {}, "tests": {}})
+    entry = catalog._entry(app, server)
+    assert entry.verified and entry.tags == (catalog.PRODUCTION,)

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from backends import redis_clients
+from servers.core import records
 from servers.core.cores import usable_cores
 from servers.core.specs import FrameworkSpec, ServerSpec
 
@@ -93,6 +94,9 @@ GO_DRIVER_MODULES = ("github.com/redis/go-redis/v9", "go.mongodb.org/mongo-drive
 
 PRODUCTION = "production"
 DEV_ONLY = "dev-only"
+# A stack whose record (records/<entry>.json: its conformance and reliability runs) is missing or
+# incomplete: tagged so in `python -m servers`, the README table and each benchmark result.
+UNVERIFIED = "unverified"
 
 # Known limitations of production stacks, found by the reliability suite (tests/reliability, which
 # expects each to show): key -> text, from the servers' specs and the apps' combination caveats. Such a
@@ -125,6 +129,7 @@ class Entry:
     tags: tuple[str, ...] = (PRODUCTION,)
     dev_only_reason: str = ""
     caveats: tuple[str, ...] = ()  # keys of CAVEATS
+    verified: bool = False  # its record holds a complete conformance and reliability run (servers/core/records.py)
 
     @property
     def module(self) -> str:
@@ -184,12 +189,14 @@ def _entry(app: FrameworkSpec, server: ServerSpec, driver: str = "", redis_clien
         name = f"{name}_{redis_client}"
         description = f"{description}; the Redis routes on {redis_clients.get(redis_client).title}"
         ops = tuple(op for op in ops if op not in MONGO_OPS)
+    verified = records.verified(name)
     return Entry(name=name, language=app.language, framework=app.framework, server=server.name,
                  model=server.model, workers=server.workers, description=description, app=app.name,
                  ops=ops, max_workers=server.max_workers, keepalive=server.keepalive,
                  mongo_driver=driver or app.mongo_driver,
-                 redis_client=redis_client or redis_clients.DEFAULT, tags=(DEV_ONLY,) if server.dev_only else (PRODUCTION,),
-                 dev_only_reason=server.dev_only, caveats=tuple(c.key for c in caveats))
+                 redis_client=redis_client or redis_clients.DEFAULT,
+                 tags=((DEV_ONLY,) if server.dev_only else (PRODUCTION,)) + (() if verified else (UNVERIFIED,)),
+                 dev_only_reason=server.dev_only, caveats=tuple(c.key for c in caveats), verified=verified)
 
 
 def _entries() -> tuple[Entry, ...]:
