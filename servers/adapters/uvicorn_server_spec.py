@@ -18,7 +18,9 @@ SPECS = (
                        "workers, each drains for up to 3 s.",
                caveats=(Caveat("pipelined-garbage",
                                "uvicorn's httptools protocol answers a valid request followed in the same read "
-                               "by invalid bytes with a 400 alone: the valid request is dropped unanswered"),
+                               "by invalid bytes with a 400 alone: the valid request is dropped unanswered",
+                               # the barrage is random: a run may send no pipelined garbage
+                               evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", False),)),
                         Caveat("uvicorn-httptools",
                                "HTTP/1.1: uvicorn (httptools) serves HTTP/2.0 and HTTP/0.9 request lines and "
                                "checks no Host")),

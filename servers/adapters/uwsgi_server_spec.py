@@ -18,7 +18,8 @@ SPECS = (
                        "master replaces a worker that dies.",
                caveats=(Caveat("slow-clients-uwsgi",
                                "a slow client holds a whole worker (--http-socket reads the request in the "
-                               "worker): deploy behind nginx with the uwsgi protocol, as uWSGI's docs say"),
+                               "worker): deploy behind nginx with the uwsgi protocol, as uWSGI's docs say",
+                               evidence=(("test_slow_headers_do_not_stall_other_clients[{name}]", True),)),
                         Caveat("uwsgi-http-socket",
                                "HTTP/1.1: uWSGI's --http-socket echoes the client's protocol in its status line "
                                "(malformed responses), accepts invalid field names, checks no Host")),

@@ -6,7 +6,9 @@ from servers.core.specs import WSGI, Caveat, FrameworkSpec
 GRANIAN_EMPTY_HOST = Caveat(
     "granian-empty-host",
     "granian hands a request that has no Host an empty one (HTTP_HOST '' in WSGI, an empty host header in "
-    "ASGI), which Django's get_host refuses: an HTTP/1.0 request without Host is answered 400, not 200")
+    "ASGI), which Django's get_host refuses: an HTTP/1.0 request without Host is answered 400, not 200",
+    # the hostile catalogue always sends an HTTP/1.0 request without Host (a conformance case too)
+    evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", True),))
 # Django takes REQUEST_METHOD (scope["method"]) upper-cased; gunicorn and uvicorn refuse a lower-case one first.
 METHOD_UPPER = Caveat(
     "django-method-upper",

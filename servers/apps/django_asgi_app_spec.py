@@ -8,7 +8,9 @@ THREAD_PER_REQUEST = Caveat(
     "django-asgi-threads",
     "Django's ASGI handler runs each request's middleware hooks in a thread started for that request "
     "(asgiref's ThreadSensitiveContext): 256 keep-alive connections make about as many threads in the "
-    "workers, and on 2 cores some requests wait past 2 s")
+    "workers, and on 2 cores some requests wait past 2 s",
+    # timing-dependent, as connection-bursts: the threads do not always push a request past 2 s
+    evidence=(("test_holds_256_connections[{name}-*]", False),))
 
 SPECS = (
     FrameworkSpec(name="django_asgi", framework="django", title="Django's ASGI application (async views)",
@@ -30,5 +32,7 @@ SPECS = (
                           "granian-aborted-500",
                           "a request whose body the client cuts short makes Django's ASGI handler return without "
                           "an answer (RequestAborted on http.disconnect, as ASGI allows), and granian then "
-                          "answers 500")))),
+                          "answers 500",
+                          # the hostile catalogue always sends bodies cut short (a conformance case too)
+                          evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", True),))))),
 )

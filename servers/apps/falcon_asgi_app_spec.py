@@ -13,5 +13,7 @@ SPECS = (
                   combination_caveats=(("uvicorn", Caveat(
                       "http-version-500",
                       "uvicorn (httptools) hands HTTP/0.9 and HTTP/2.0 request lines to the app, and Falcon's "
-                      "ASGI app refuses such a scope by raising: uvicorn answers them 500, not 400")),)),
+                      "ASGI app refuses such a scope by raising: uvicorn answers them 500, not 400",
+                      # the barrage is random: a run may send no HTTP/0.9 or 2.0 line
+                      evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", False),))),)),
 )

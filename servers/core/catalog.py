@@ -102,11 +102,12 @@ UNVERIFIED = "unverified"
 # expects each to show): key -> text, from the servers' specs and the apps' combination caveats. Such a
 # stack keeps its production tag, it is what people deploy and is measured as that, but the README
 # table and the bench report name the caveat.
-CAVEATS: dict[str, str] = {
-    caveat.key: caveat.text
-    for caveat in (*(c for s in _SERVER_SPECS for c in s.caveats),
-                   *(c for a in _APP_SPECS for _, c in a.combination_caveats))
-}
+_CAVEATS = {caveat.key: caveat for caveat in (*(c for s in _SERVER_SPECS for c in s.caveats),
+                                              *(c for a in _APP_SPECS for _, c in a.combination_caveats))}
+CAVEATS: dict[str, str] = {key: caveat.text for key, caveat in _CAVEATS.items()}
+# key -> the reliability tests that show it (Caveat.evidence), for the caveats a reliability test shows.
+CAVEAT_EVIDENCE: dict[str, tuple[tuple[str, bool], ...]] = {
+    key: caveat.evidence for key, caveat in _CAVEATS.items() if caveat.evidence}
 
 
 @dataclass(frozen=True)

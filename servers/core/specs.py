@@ -24,11 +24,15 @@ WSGI, ASGI, RSGI, GO = "wsgi", "asgi", "rsgi", "go"
 
 @dataclass(frozen=True)
 class Caveat:
-    """A known limitation of a production stack, shown by the reliability suite (tests/reliability
-    expects each key to show as a failing test: its conftest's CAVEAT_TESTS)."""
+    """A known limitation of a production stack, with its evidence: the reliability tests that show it
+    (`evidence`, expected to fail on the stacks it qualifies), or the HTTP/1.1 conformance cases it
+    stands for (tests/conformance/known.py)."""
 
     key: str
     text: str
+    # (test name pattern, strict): a reliability test id, {name} the stack, * a wildcard (fnmatch);
+    # strict: it must keep failing (if the stack starts to cope, the caveat has to go).
+    evidence: tuple[tuple[str, bool], ...] = ()
 
 
 @dataclass(frozen=True)

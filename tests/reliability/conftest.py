@@ -97,31 +97,10 @@ def shared_server(backends):
         server.kill()
 
 
-# The catalog's caveats (servers/core/catalog.py CAVEATS) are findings of this suite about production
-# stacks: each is expected to show as the failure of these tests (test name patterns, fnmatch; strict
-# ones must keep failing: if a stack starts to cope, the caveat has to go from the catalog).
-CAVEAT_TESTS: dict[str, tuple[tuple[str, bool], ...]] = {
-    # a silent connection is the slowest client of all: it holds a sync worker the same way
-    "slow-clients": (("test_slow_headers_do_not_stall_other_clients[{name}]", True),
-                     ("test_silent_connections_do_not_stall_other_clients[{name}]", True)),
-    # timing-dependent: a burst is not always slow enough to reach the 2 s bound
-    "connection-bursts": (("test_holds_256_connections[{name}-*]", False),),
-    # the barrage is random: a run may send no pipelined garbage, or no HTTP/0.9 or 2.0 line
-    "pipelined-garbage": (("test_hostile_requests_are_refused_not_crashing[{name}]", False),),
-    "http-version-500": (("test_hostile_requests_are_refused_not_crashing[{name}]", False),),
-    "slow-clients-uwsgi": (("test_slow_headers_do_not_stall_other_clients[{name}]", True),),
-    "silent-connections": (("test_silent_connections_do_not_stall_other_clients[{name}]", True),),
-    # timing-dependent: only a connection that reaches the dying worker's socket is reset
-    "reuseport-kill-resets": (("test_killed_worker_is_replaced[{name}]", False),),
-    # the fixed catalogue always sends an HTTP/1.0 request without Host, and bodies cut short (these two
-    # stand for conformance cases too: tests/conformance/known.py)
-    "granian-empty-host": (("test_hostile_requests_are_refused_not_crashing[{name}]", True),),
-    "granian-aborted-500": (("test_hostile_requests_are_refused_not_crashing[{name}]", True),),
-    # timing-dependent, as connection-bursts: the threads do not always push a request past 2 s
-    "django-asgi-threads": (("test_holds_256_connections[{name}-*]", False),),
-}
-# HTTP/1.1 conformance: each case a caveat stands for on a stack (known.expected) must keep failing there
-assert set(CAVEAT_TESTS) | set(known.KNOWN) == set(catalog.CAVEATS), "every catalog caveat needs the test that shows it"
+# The catalog's caveats are findings of this suite about production stacks: each is expected to show
+# as the failure of the tests its declaration names (Caveat.evidence, catalog.CAVEAT_EVIDENCE), or of
+# the HTTP/1.1 conformance cases it stands for (known.KNOWN).
+assert set(catalog.CAVEAT_EVIDENCE) | set(known.KNOWN) == set(catalog.CAVEATS), "every catalog caveat needs the test that shows it"
 
 
 def known_limitation(test_name: str) -> tuple[bool, str] | None:
@@ -132,7 +111,7 @@ def known_limitation(test_name: str) -> tuple[bool, str] | None:
             if test_name == f"test_http_conformance[{entry.name}-{case}]":
                 return case not in known.KNOWN[key].racy, f"catalog caveat {key!r}: {catalog.CAVEATS[key]}"
         for key in entry.caveats:
-            for pattern, strict in CAVEAT_TESTS.get(key, ()):
+            for pattern, strict in catalog.CAVEAT_EVIDENCE.get(key, ()):
                 if fnmatch.fnmatchcase(test_name, _brackets_literal(pattern.format(name=entry.name))):
                     return strict, f"catalog caveat {key!r}: {catalog.CAVEATS[key]}"
     return None

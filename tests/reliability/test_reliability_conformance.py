@@ -3,7 +3,7 @@
 Each case of tests/conformance/cases.py (raw request bytes, the answers RFC 9112 / 9110 allow) goes
 alone on a fresh connection to the stack's server, started once per stack; then a fresh GET / must
 still answer 200. A stack's known failures are catalog caveats (tests/conformance/known.py, turned
-into strict expected failures by conftest.CAVEAT_TESTS): a case that starts to pass fails the run,
+into strict expected failures by conftest.known_limitation): a case that starts to pass fails the run,
 so an upgrade that fixes one is noticed and its caveat goes. The stacks with a smuggling-relevant
 caveat run every smuggling case again behind a private nginx (tests/conformance/nginx.py), the
 mitigation users deploy; what passes there is the evidence docs/conformance.md gives.
