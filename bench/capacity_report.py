@@ -47,42 +47,58 @@ def verdict(a) -> list[str]:
         for link in a.links:
             chain += (" ≈ " if link.tie else " > ") + _named(link.lower) + f" {_rate(link.lower.value)}/s"
         out.append(f"Ranked by capacity: {chain} (>: the intervals are apart; ≈: they overlap, a tie).")
-        ties = [(s, t) for s in a.ranked for t in s.ties if s.entrypoint < t]
-        if ties:
-            out.append("A tie, the intervals overlapping: " + "; ".join(
-                f"{_named(s)} ({_interval(s.interval)}) and `{t}`" for s, t in ties) + ".")
-        elif len(a.ranked) > 1:
-            out.append("No tie: every interval is apart from the others.")
+        for chain in _tie_chains(a.links):
+            names = [_named(s) for s in chain]
+            out.append(f"A tie, not an order: {', '.join(names[:-1])} and {names[-1]} overlap"
+                       + (" each with its neighbour" if len(names) > 2 else "") + " (their stacks' 'ties with' "
+                       "names every overlap).")
+        if a.links and not any(link.tie for link in a.links):
+            out.append("No tie: each interval is apart from the next.")
     for s in a.void:
         out.append(f"Void, not ranked: {_named(s)} held {_capacity(s)}/s, a lower bound: {'; '.join(s.void_reasons)}.")
     for s in a.none_held:
         out.append(f"{_named(s)} held no rate it was offered within the SLO.")
     costs = a.by_cost
     if costs and a.common_rate:
-        out.append(f"Cost per request at {_rate(a.common_rate)}/s, a rate every stack held: "
-                   + ", ".join(_cost(s, a.common_rate) for s in costs) + " of server CPU.")
+        elsewhere = [s for s in costs if s.cost_rate != a.common_rate]
+        out.append(f"Cost per request at {_rate(a.common_rate)}/s, a rate every stack held (server CPU): "
+                   + ", ".join(_cost(s) for s in costs) + "."
+                   + (" Measured at the stack's nearest held step instead (no step ran at the common rate): "
+                      + ", ".join(f"{_named(s)} {_rate(s.cost_rate)}/s" for s in elsewhere) + "."
+                      if elsewhere else ""))
     return out
 
 
-def _cost(s, common: float) -> str:
-    said = [f"{s.cost_ratio:.1f}x the cheapest"] if s.cost_ratio and s.cost_ratio >= 1.05 else []
-    said += [] if s.cost_rate == common else [f"at {_rate(s.cost_rate)}/s, its nearest held step"]
-    return f"{_named(s)} {s.cpu_us:,.0f} µs" + (f" ({', '.join(said)})" if said else "")
+def _cost(s) -> str:
+    ratio = f" ({s.cost_ratio:.1f}x)" if s.cost_ratio and s.cost_ratio >= 1.05 else ""
+    return f"{_named(s)} {s.cpu_us:,.0f} µs{ratio}"
+
+
+def _tie_chains(links) -> list[list]:
+    """The runs of neighbours that overlap in turn: [[a, b, c], ...] for a ≈ b ≈ c."""
+    chains, current = [], []
+    for link in links:
+        if link.tie:
+            current = current or [link.upper]
+            current.append(link.lower)
+        elif current:
+            chains.append(current)
+            current = []
+    return chains + ([current] if current else [])
 
 
 def answer_cells(a, caveats) -> tuple[list[str], list[list]]:
     """The table of one operation's answer; caveats(texts) is the collapsed cell of a stack's caveats."""
-    header = ["rank", "stack", "capacity/s", "interval", "ties with", "ramps", "first failed", "cpu µs/req",
-              "measured at", "rss MB", "void", "verified", "caveats"]
+    header = ["rank", "stack", "capacity/s", "interval", "ramps", "cpu µs/req", "measured at", "rss MB",
+              "ties with", "void", "verified", "caveats"]
     lines = []
     for s in a.standings:
         c = s.capacity
-        first_failed = [r.first_failed for r in c.ramps if r.first_failed]
         lines.append([str(s.rank) if s.rank else "–", _stack(c), _capacity(s), _interval(s.interval),
-                      ", ".join(f"`{t}`" for t in s.ties) or "–", str(len(c.ramps)),
-                      _rate(min(first_failed, default=None)), "–" if s.cpu_us is None else f"{s.cpu_us:,.0f}",
+                      str(len(c.ramps)), "–" if s.cpu_us is None else f"{s.cpu_us:,.0f}",
                       _rate(s.cost_rate), "–" if s.rss_mb is None else f"{s.rss_mb:,.1f}",
-                      "; ".join(s.void_reasons) or "–", s.verification or "–", caveats(s.caveats)])
+                      ", ".join(f"`{t}`" for t in s.ties) or "–", "; ".join(s.void_reasons) or "–",
+                      s.verification or "–", caveats(s.caveats)])
     return header, lines
 
 

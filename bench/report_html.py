@@ -11,7 +11,7 @@ import re
 
 from bench import capacity_charts, charts
 from bench.model import Report
-from bench.report_tables import NOTE, Collapsed, Section, context, opening, sections
+from bench.report_tables import NOTE, NUMERIC, Collapsed, Section, context, opening, sections
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:1rem auto;max-width:1200px;
@@ -19,8 +19,8 @@ color:#222;padding:0 1rem}
 h1{font-size:1.4rem;margin:.3rem 0}h2{font-size:1.15rem;margin-top:1.5rem;border-bottom:1px solid #ddd}
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;font-size:.8rem;margin:.5rem 0}
-th,td{border:1px solid #ddd;padding:.2rem .45rem;text-align:right;white-space:nowrap;vertical-align:top}
-th{background:#f3f3f3}td:first-child,td:nth-child(2),td:nth-child(3){text-align:left}
+th,td{border:1px solid #ddd;padding:.2rem .45rem;text-align:left;white-space:nowrap;vertical-align:top}
+th{background:#f3f3f3}th.num,td.num{text-align:right}td.list{white-space:normal;min-width:10rem;max-width:22rem}
 tr.dev td:first-child{background:#fff4e0}.dev-tag{color:#a35b00;font-weight:600;font-size:.75rem}
 td.why{white-space:normal;text-align:left;max-width:40rem}
 td details{white-space:normal;text-align:left;max-width:28rem}td summary{cursor:pointer;color:#555}
@@ -39,19 +39,29 @@ def inline(cell: str) -> str:
     return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", text)
 
 
-def td(cell) -> str:
+LISTS = ("ties with", "void")  # columns of names or reasons, wrapped
+
+
+def column_class(title: str) -> str:
+    """Numbers right-aligned (the titles results.md right-aligns), lists of names wrapped."""
+    kind = "num" if title.startswith(NUMERIC) else "list" if title in LISTS else ""
+    return f' class="{kind}"' if kind else ""
+
+
+def td(cell, kind: str = "") -> str:
     if isinstance(cell, Collapsed):
         body = "".join(f"<p>{inline(text)}</p>" for text in cell.body)
         return f"<td><details><summary>{inline(cell.summary)}</summary>{body}</details></td>"
-    return f"<td>{inline(cell)}</td>"
+    return f"<td{kind}>{inline(cell)}</td>"
 
 
 def table(header: list[str], lines: list[list], wrap_last: bool = False) -> str:
-    out = ['<div class="scroll"><table><thead><tr>' + "".join(f"<th>{html.escape(h)}</th>" for h in header)
-           + "</tr></thead><tbody>"]
+    kinds = [column_class(h) for h in header]
+    out = ['<div class="scroll"><table><thead><tr>'
+           + "".join(f"<th{kind}>{html.escape(h)}</th>" for h, kind in zip(header, kinds)) + "</tr></thead><tbody>"]
     for cells in lines:
         dev = ' class="dev"' if "dev-only" in " ".join(str(c) for c in cells[:2]) else ""
-        tds = [td(c) for c in cells]
+        tds = [td(c, kind) for c, kind in zip(cells, kinds)]
         if wrap_last and not isinstance(cells[-1], Collapsed):
             tds[-1] = f'<td class="why">{inline(cells[-1])}</td>'
         out.append(f"<tr{dev}>" + "".join(tds) + "</tr>")
@@ -66,13 +76,15 @@ def image(png: bytes | None, alt: str) -> str:
 
 
 def section(s: Section, report: Report, plots: dict[str, list[str]]) -> list[str]:
+    drawn = [*plots.get(f"{s.key}:{s.operation}" if s.operation else s.key, ()),
+             *(image(png, alt) for png, alt in charts.of_section(s.key, report))]
+    rows = table(s.header, s.lines, wrap_last=s.key in WRAPPED)
     return [f"<h2>{html.escape(s.title)}</h2>",
             f'<p class="note">{html.escape(s.intro)}</p>' if s.intro else "",
             ('<ul class="verdict">' + "".join(f"<li>{inline(text)}</li>" for text in s.verdict) + "</ul>")
             if s.verdict else "",
-            *plots.get(f"{s.key}:{s.operation}" if s.operation else s.key, ()),
-            *(image(png, alt) for png, alt in charts.of_section(s.key, report)),
-            table(s.header, s.lines, wrap_last=s.key in WRAPPED)]
+            # the answer's table first (it is the answer, on the first screen); elsewhere the chart leads
+            *([rows, *drawn] if s.key == "answer" else [*drawn, rows])]
 
 
 def render(report: Report, title: str = "Benchmark report") -> str:

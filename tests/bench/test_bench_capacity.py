@@ -312,8 +312,9 @@ def test_the_report_leads_with_capacity_and_its_cost_at_the_common_rate():
     # a held 1,000/s and b failed there: apart (the brackets touch, they do not overlap)
     assert "- Ranked by capacity: `a` 1,000/s > `b` 500/s" in answer and "- No tie" in answer
     assert "- Void, not ranked: `c` held ≥ 500/s, a lower bound: load tool saturated." in answer
-    assert ("- Cost per request at 250/s, a rate every stack held: `a` 50 µs (at 500/s, its nearest held step), "
-            "`c` 50 µs (at 500/s, its nearest held step), `b` 200 µs (4.0x the cheapest, at 500/s") in answer
+    assert ("- Cost per request at 250/s, a rate every stack held (server CPU): `a` 50 µs, `c` 50 µs, `b` 200 µs "
+            "(4.0x). Measured at the stack's nearest held step instead (no step ran at the common rate): `a` 500/s, "
+            "`c` 500/s, `b` 500/s.") in answer
 
 
 def bracket(entry, held, failed, op="hello", repeat=0, void=()):
@@ -341,6 +342,18 @@ def test_the_answer_ranks_by_capacity_and_says_a_tie_only_where_intervals_overla
     results[3] = step("mid", 4400, False)
     (a,) = model.build(results).answers
     assert not any(l.tie for l in a.links) and all(not s.ties for s in a.standings)
+
+
+def test_the_verdict_names_each_run_of_overlapping_neighbours_a_tie():
+    from bench import capacity_report, model
+
+    results = (bracket("a", 8000, 9000) + bracket("b", 4000, 5000) + bracket("c", 4500, 7000)
+               + bracket("d", 4800, 6000) + bracket("e", 1000, 1200))
+    (a,) = model.build(results).answers
+    said = capacity_report.verdict(a)
+    assert said[0].startswith("Ranked by capacity: `a` 8,000/s > `d` 4,800/s ≈ `c` 4,500/s ≈ `b` 4,000/s > `e`")
+    assert said[1].startswith("A tie, not an order: `d`, `c` and `b` overlap each with its neighbour")
+    assert not any("No tie" in s for s in said)
 
 
 def test_capacity_is_never_read_from_a_closed_loop_run():
