@@ -10,8 +10,10 @@ interface: the same, but the app is called as app.__rsgi__(scope, protocol) and 
 worker's loop before it serves (Emmett's startup). WSGI: the Rust runtime
 does the I/O and hands each request to a pool of blocking Python threads, where the app runs holding
 the GIL: THREADS_PER_WORKER of them, as the suite's other thread pools (granian's default is
-backlog / workers / 2, and it warns past 2 x cores + 1). Keep-alive on (granian's HTTP/1 default,
-no idle timeout of its own), backlog 1024, no access log; granian adds Date and `Server: granian`.
+backlog / workers / 2, and it warns past 2 x cores + 1). Keep-alive on (granian's HTTP/1 default;
+an idle keep-alive connection is closed after hyper's header_read_timeout, which granian sets to 30 s
+and which since hyper 1.6 also runs between requests), backlog 1024, no access log; granian adds Date
+and `Server: granian`.
 
 Pitfalls: the main process holds no socket, so "ready" is when every worker's socket listens
 (polled here); granian 2.8 puts http_version "1" (not the ASGI spec's "1.0") in the scope of an

@@ -183,3 +183,129 @@ def test_uvicorn_pauses_reading_on_a_buffered_request_body_and_the_apps_send_on_
     assert not any(paused)  # a full write buffer does not pause reading...
     assert before_resume == []  # ...it holds the app's send (flow.drain) until resume_writing
     assert written[0].startswith(b"HTTP/1.1 200") and written[-1] == b"ok"
+
+
+GRANIAN_APP = textwrap.dedent("""
+    def app(environ, start_response):
+        start_response("200 OK", [("Content-Length", "13")])
+        return [b"Hello, World!"]
+""")
+
+
+def test_granian_closes_an_idle_keep_alive_connection_after_its_header_read_timeout(tmp_path, monkeypatch):
+    """granian.md: the adapter gives granian no HTTP/1 settings, so its worker runs hyper with granian's
+    header_read_timeout (30 s; src/conversion.rs, worker_http1_config_from_py), which since hyper 1.6 also
+    runs while a kept-alive connection waits for its next request. Shown at 1.5 s: the idle connection
+    is closed by the server after it, not before."""
+    from granian.http import HTTP1Settings
+
+    from servers.adapters import granian_server
+    from servers.core.options import Options
+
+    assert HTTP1Settings().header_read_timeout == 30_000
+    seen = {}
+
+    class Built(Exception):
+        pass
+
+    def server(*args, **kwargs):
+        seen.update(kwargs)
+        raise Built
+
+    monkeypatch.setattr(granian_server, "Server", server)
+    with pytest.raises(Built):
+        granian_server.serve_wsgi("x:y", Options("lesson", "127.0.0.1", 1, 1, "", "", "pymongo"), lambda: None)
+    assert seen["address"] == "127.0.0.1" and "http1_settings" not in seen  # granian's own default applies
+
+    (tmp_path / "hello.py").write_text(GRANIAN_APP)
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "granian", "--interface", "wsgi", "--host", "127.0.0.1",
+                             "--port", str(port), "--workers", "1", "--http1-header-read-timeout", "1500",
+                             "hello:app"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                connect(port).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None, "granian did not start"
+                time.sleep(0.1)
+        client = connect(port)
+        client.sendall(HELLO)
+        assert read_response(client).startswith(b"HTTP/1.1 200")
+        idle = time.monotonic()
+        assert client.recv(10) == b""  # the server closed it (a timeout raises: it kept it open)
+        assert 1.3 <= time.monotonic() - idle <= 3.0, time.monotonic() - idle
+        client.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+TWISTED_WSGI_WRITES = textwrap.dedent("""
+    import threading, time
+    from twisted.internet import reactor
+    from twisted.web import server, wsgi
+
+    real_write = server.Request.write
+    def slow_write(self, data):  # the reactor's half of each write takes 0.3 s
+        writers.add(threading.current_thread().name)
+        time.sleep(0.3)
+        real_write(self, data)
+    server.Request.write = slow_write
+    writers = set()
+
+    def app(environ, start_response):
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        started = time.monotonic()
+        yield b"first;"
+        waited = time.monotonic() - started  # how long the pool thread's write of the first chunk took
+        yield f"app={threading.current_thread().name};waited={waited:.3f};writers={sorted(writers)}".encode()
+
+    resource = wsgi.WSGIResource(reactor, reactor.getThreadPool(), app)
+    port = reactor.listenTCP(0, server.Site(resource), interface="127.0.0.1")
+    print(port.getHost().port, flush=True)
+    reactor.run()
+""")
+
+
+def test_twisted_wsgi_pool_thread_waits_for_each_write_on_the_reactor():
+    """request-paths.md: _WSGIResponse.write hands each chunk to the reactor with
+    blockingCallFromThread: the pool thread waits until the reactor thread has written it (here the
+    reactor's write is slowed to 0.3 s: the app's next chunk starts only after it)."""
+    import http.client
+
+    proc = subprocess.Popen([sys.executable, "-c", TWISTED_WSGI_WRITES], stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(proc.stdout.readline())
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/")
+        body = conn.getresponse().read().decode()
+        conn.close()
+        fields = dict(part.split("=", 1) for part in body.split(";")[1:])
+        assert fields["app"].startswith("PoolThread-"), body
+        assert fields["writers"] == "['MainThread']", body  # the reactor thread writes
+        assert float(fields["waited"]) >= 0.29, body  # the pool thread waited for it
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+def listening_sockets(port: int) -> int:
+    """How many sockets listen on 127.0.0.1:port (the kernel's table: one per bind, however many
+    processes hold it)."""
+    rows = open("/proc/net/tcp").read().splitlines()[1:]
+    return sum(1 for row in rows if row.split()[1] == f"0100007F:{port:04X}" and row.split()[3] == "0A")
+
+
+@pytest.mark.parametrize("name, sockets", [("bare_gunicorn", 1), ("flask_granian", 2)])
+def test_listening_sockets_one_shared_or_one_per_worker(name, sockets):
+    """request-paths.md: gunicorn's workers inherit the arbiter's one listening socket (one accept
+    queue); granian's workers each bind their own with SO_REUSEPORT: with 2 workers, 2 sockets."""
+    server = ServerProcess(name, ["--workers", "2"]).start()
+    try:
+        workers(server, 2)
+        assert listening_sockets(server.port) == sockets
+    finally:
+        server.stop()
