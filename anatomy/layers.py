@@ -35,10 +35,8 @@ WHAT = {
 _ADAPTERS = ("servers/adapters/",)
 
 APP_PACKAGES = ("servers/apps/", "main.", "refsuite/servers/go/internal/contract.")
-# redis/asyncio/ by name: the event loop's "asyncio/" (a server's code path) would own it otherwise.
-DRIVER_PACKAGES = ("pymongo/", "bson/", "gridfs/", "motor/", "flask_pymongo/", "redis/", "redis/asyncio/", "hiredis/",
-                   "glide/", "glide_shared/", "coredis/", "dns/", "backends/",
-                   "go.mongodb.org/", "github.com/redis/go-redis/", "refsuite/servers/go/internal/backend.")
+# Every driver's code and the suite's backend access, as backends/drivers.py and redis_clients.py declare them.
+DRIVER_PACKAGES = catalog.DRIVER_CODE_PATHS
 JSON_PACKAGES = ("json/", "orjson", "ujson", "simplejson/", "encoding/json.", "github.com/bytedance/sonic",
                  "github.com/goccy/go-json", "github.com/json-iterator/", "github.com/ugorji/go/codec")
 

@@ -25,17 +25,21 @@ class RedisClient:
     title: str  # how a description names it
     packages: tuple[str, ...]  # distributions whose versions a result records
     modes: tuple[str, ...]  # SYNC (WSGI, stdlib apps) and/or ASYNC (asyncio apps)
+    # frame path prefixes of its code (the anatomy's driver layer); redis/asyncio/ by name: the event
+    # loop's "asyncio/" (a server's code path) would own it otherwise
+    code_paths: tuple[str, ...]
     sync_module: str = ""  # module with PooledRedis and get_name_per_request
     async_module: str = ""  # module with PooledAsyncRedis and get_name_per_request
 
 
 CLIENTS: dict[str, RedisClient] = {c.name: c for c in (
     RedisClient("hiredis", "redis-py with hiredis's parser", ("redis", "hiredis"), (SYNC, ASYNC),
-                "backends.redis_sync", "backends.redis_async"),
+                ("redis/", "redis/asyncio/", "hiredis/"), "backends.redis_sync", "backends.redis_async"),
     RedisClient("redispy", "redis-py with its pure-Python parser", ("redis",), (SYNC, ASYNC),
-                "backends.redis_sync", "backends.redis_async"),
-    RedisClient("glide", "valkey-glide (Rust core)", ("valkey-glide",), (ASYNC,), async_module="backends.redis_glide"),
-    RedisClient("coredis", "coredis", ("coredis",), (ASYNC,), async_module="backends.redis_coredis"),
+                ("redis/", "redis/asyncio/"), "backends.redis_sync", "backends.redis_async"),
+    RedisClient("glide", "valkey-glide (Rust core)", ("valkey-glide",), (ASYNC,), ("glide/", "glide_shared/"),
+                async_module="backends.redis_glide"),
+    RedisClient("coredis", "coredis", ("coredis",), (ASYNC,), ("coredis/",), async_module="backends.redis_coredis"),
 )}
 DEFAULT = "hiredis"
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from backends import drivers
 from conformance import known
 from servers.core import catalog
 from servers.__main__ import markdown_table
@@ -70,7 +71,7 @@ def test_every_entry_composes_an_app_and_an_adapter_of_one_interface():
 
 def test_every_python_entry_records_the_versions_of_installed_packages():
     for entry in catalog.python_entries():
-        assert entry.mongo_driver in catalog.DRIVER_PACKAGES, entry.name
+        assert entry.mongo_driver in drivers.MONGO, entry.name
         for package in entry.packages:  # a distribution name, as installed by the project's extras
             assert metadata.version(package), (entry.name, package)
 

@@ -14,7 +14,7 @@ import importlib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from backends import redis_clients
+from backends import drivers, redis_clients
 from servers.core import records
 from servers.core.cores import usable_cores
 from servers.core.specs import FrameworkSpec, ServerSpec
@@ -84,13 +84,9 @@ _SERVER_SPECS, _APP_SPECS = _registered()
 SERVERS: dict[str, ServerSpec] = {spec.name: spec for spec in _SERVER_SPECS}
 APPS: dict[str, FrameworkSpec] = {spec.name: spec for spec in _APP_SPECS}
 
-# Drivers every stack of a language runs, whose versions a benchmark result records beside its
-# framework's and server's (harness/versions.py): the Mongo driver an app names, the Redis client
-# of the entry (backends.redis_clients), and both Go drivers for a Go stack.
-DRIVER_PACKAGES: dict[str, tuple[str, ...]] = {
-    "pymongo": ("pymongo",), "flask-pymongo": ("flask-pymongo", "pymongo"), "motor": ("motor", "pymongo"),
-}
-GO_DRIVER_MODULES = ("github.com/redis/go-redis/v9", "go.mongodb.org/mongo-driver/v2")
+# The frame path prefixes of every driver (Mongo, Redis, Go) and of the suite's backend access: the
+# anatomy's driver layer (backends/drivers.py declares them).
+DRIVER_CODE_PATHS: tuple[str, ...] = drivers.code_paths()
 
 PRODUCTION = "production"
 DEV_ONLY = "dev-only"
@@ -160,10 +156,10 @@ class Entry:
     def packages(self) -> tuple[str, ...]:
         """Python packages, or Go modules for a Go entry, whose versions describe this stack."""
         if self.language == "go":
-            names = (*self.app_spec.pip_packages, *self.server_spec.pip_packages, *GO_DRIVER_MODULES)
+            names = (*self.app_spec.pip_packages, *self.server_spec.pip_packages, *drivers.GO_MODULES)
         else:
             names = (*self.app_spec.pip_packages, *self.server_spec.pip_packages,
-                     *DRIVER_PACKAGES[self.mongo_driver], *redis_clients.get(self.redis_client).packages)
+                     *drivers.MONGO[self.mongo_driver].packages, *redis_clients.get(self.redis_client).packages)
         return tuple(dict.fromkeys(names))
 
     def default_workers(self) -> int:

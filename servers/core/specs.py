@@ -75,7 +75,7 @@ class FrameworkSpec:
     prefix: str = ""  # entries' name prefix when not `name` (sanic's ASGI app makes sanic_uvicorn)
     details: str = ""  # what the app does per request, for the entries' --help
     pip_packages: tuple[str, ...] = ()  # distributions (or Go modules) whose versions a result records
-    mongo_driver: str = "pymongo"  # a key of catalog.DRIVER_PACKAGES
+    mongo_driver: str = "pymongo"  # a key of backends.drivers.MONGO
     driver_variants: tuple[str, ...] = ()  # one more entry <prefix>_<driver> per driver named here
     # one more entry <name>_<client> per Redis client named here (backends.redis_clients; the
     # others run its DEFAULT), on the servers of `variants_on` only (() : every server of the app)
