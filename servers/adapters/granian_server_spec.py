@@ -1,4 +1,6 @@
 """granian in WSGI, ASGI and RSGI mode (servers/adapters/granian_server.py)."""
+from servers.adapters.shutdown import GRACE_SECONDS
+from servers.adapters.sizing import LISTEN_BACKLOG
 from servers.core.specs import ASGI, ASYNCIO_PATHS, RSGI, WSGI, Caveat, ServerSpec
 
 # On Linux granian's main process holds no socket: it hands each worker the address, and the worker
@@ -6,8 +8,8 @@ from servers.core.specs import ASGI, ASYNCIO_PATHS, RSGI, WSGI, Caveat, ServerSp
 _SOCKETS = ("granian's main process forks --workers processes and supervises them; each binds the port "
             "with its own SO_REUSEPORT socket (the kernel spreads new connections over them) and parses "
             "HTTP in Rust (hyper on tokio).")
-_STOP = ("Keep-alive on (granian's default), backlog 1024, no access log; a worker that dies is replaced "
-         "(respawn_failed_workers); SIGTERM: workers get 3 s, then SIGKILL.")
+_STOP = (f"Keep-alive on (granian's default), backlog {LISTEN_BACKLOG}, no access log; a worker that dies is replaced "
+         f"(respawn_failed_workers); SIGTERM: workers get {GRACE_SECONDS:g} s, then SIGKILL.")
 _KILL_RESETS = Caveat("reuseport-kill-resets",
                       "each worker listens on its own SO_REUSEPORT socket: when one dies, the connections queued "
                       "on its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1)",

@@ -1,4 +1,5 @@
 """gunicorn's sync, gthread and gevent workers (servers/adapters/gunicorn_server.py)."""
+from servers.adapters.sizing import THREADS_PER_WORKER
 from servers.core.specs import WSGI, Caveat, ServerSpec
 
 _COMMON = dict(interface=WSGI, replaces_dead_workers=True)
@@ -29,7 +30,7 @@ SPECS = (
     ServerSpec(name="gunicorn-gthread", serve="servers.adapters.gunicorn_server:serve_gthread", model="threads",
                entry_suffix="gunicorn_gthread",
                description="gunicorn gthread workers, a thread pool per process",
-               details="Each of --workers processes runs a pool of 16 threads; the main thread of each worker "
+               details=f"Each of --workers processes runs a pool of {THREADS_PER_WORKER} threads; the main thread of each worker "
                        "polls the kept-alive connections, and a blocking driver call holds one thread of its "
                        "worker's pool.",
                caveats=(Caveat("silent-connections",

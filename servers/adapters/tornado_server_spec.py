@@ -1,5 +1,6 @@
 """tornado's HTTPServer: a WSGIContainer for WSGI apps, and tornado's own RequestHandlers
 (servers/adapters/tornado_server.py)."""
+from servers.adapters.sizing import THREADS_PER_WORKER
 from servers.core.specs import ASYNCIO_PATHS, WSGI, Caveat, ServerSpec
 
 _PARSER = Caveat("tornado-parser", "HTTP/1.1: tornado refuses valid chunk extensions and trailers (400) and routes "
@@ -15,7 +16,7 @@ SPECS = (
                model="threads", entry_suffix="tornado", workers=1,
                description="tornado WSGIContainer, the app on a thread pool off the event loop",
                details="tornado's HTTPServer parses HTTP on the asyncio event loop; the app runs on a "
-                       "ThreadPoolExecutor of 16 threads, not on the loop thread, so blocking driver calls do "
+                       f"ThreadPoolExecutor of {THREADS_PER_WORKER} threads, not on the loop thread, so blocking driver calls do "
                        "not stall the loop. --workers N pre-forks N such processes.",
                caveats=(_PARSER,), pip_packages=("tornado",), lesson="tornado",
                code_paths=("tornado/", "concurrent/futures/", *ASYNCIO_PATHS)),

@@ -1,5 +1,6 @@
 """twisted.web: a WSGIResource for WSGI apps, and twisted's own Resources
 (servers/adapters/twisted_server.py)."""
+from servers.adapters.sizing import THREADS_PER_WORKER
 from servers.core.specs import ASYNCIO_PATHS, WSGI, Caveat, ServerSpec
 
 _WEB = Caveat("twisted-web", "HTTP/1.1 (smuggling-relevant): twisted.web reads the body of `Transfer-Encoding: "
@@ -16,7 +17,7 @@ SPECS = (
                model="threads", entry_suffix="twisted", workers=1, max_workers=1,
                description="twisted WSGIResource, the app on the reactor's thread pool",
                details="twisted.web parses HTTP on the reactor thread; the app runs on the reactor's thread "
-                       "pool (16 threads) and hands its response back to the reactor. SIGTERM stops the "
+                       f"pool ({THREADS_PER_WORKER} threads) and hands its response back to the reactor. SIGTERM stops the "
                        "reactor, with a deadline in case pool threads hang.",
                caveats=(_WEB,), pip_packages=("twisted",), lesson="twisted", code_paths=("twisted/", *ASYNCIO_PATHS)),
     ServerSpec(name="twisted", interface="twisted", serve="servers.adapters.twisted_server:serve_native",

@@ -1,4 +1,6 @@
 """uvicorn with uvloop and httptools (servers/adapters/uvicorn_server.py)."""
+from servers.adapters.shutdown import GRACE_SECONDS
+from servers.adapters.sizing import LISTEN_BACKLOG
 from servers.core.specs import ASGI, ASYNCIO_PATHS, Caveat, ServerSpec
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
@@ -14,8 +16,8 @@ SPECS = (
                        "httptools`): the supervisor spawns --workers processes on one shared socket and "
                        "replaces one that dies; each runs a uvloop event loop, parses HTTP with httptools and "
                        "awaits the app, so a worker blocks only where a handler computes. Keep-alive 5 s "
-                       "(uvicorn's default), backlog 1024, no access log; SIGTERM: the supervisor stops the "
-                       "workers, each drains for up to 3 s.",
+                       f"(uvicorn's default), backlog {LISTEN_BACKLOG}, no access log; SIGTERM: the supervisor stops the "
+                       f"workers, each drains for up to {GRACE_SECONDS:g} s.",
                caveats=(Caveat("pipelined-garbage",
                                "uvicorn's httptools protocol answers a valid request followed in the same read "
                                "by invalid bytes with a 400 alone: the valid request is dropped unanswered",

@@ -1,4 +1,5 @@
 """uWSGI (servers/adapters/uwsgi_server.py)."""
+from servers.adapters.sizing import LISTEN_BACKLOG
 from servers.core.specs import WSGI, Caveat, ServerSpec
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
@@ -13,7 +14,7 @@ SPECS = (
                details="The master binds and forks --workers processes; each worker speaks HTTP itself "
                        "(--http-socket, no router process in front) and handles one request at a time, "
                        "blocking on backend calls, then closes the connection (no keep-alive). Each worker "
-                       "builds the app after the fork (--lazy-apps); backlog 1024 (--listen). SIGTERM stops "
+                       f"builds the app after the fork (--lazy-apps); backlog {LISTEN_BACKLOG} (--listen). SIGTERM stops "
                        "master and workers (--die-on-term; without it uWSGI takes SIGTERM as \"reload\"); the "
                        "master replaces a worker that dies.",
                caveats=(Caveat("slow-clients-uwsgi",

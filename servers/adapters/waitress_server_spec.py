@@ -1,4 +1,5 @@
 """waitress (servers/adapters/waitress_server.py)."""
+from servers.adapters.sizing import LISTEN_BACKLOG
 from servers.core.specs import WSGI, Caveat, ServerSpec
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
@@ -12,7 +13,7 @@ SPECS = (
                description="waitress, an event loop that buffers requests for a thread pool",
                details="One process: an event loop reads whole requests and buffers whole responses, and 16 "
                        "threads run the app (a blocking backend call holds one thread). Keep-alive on; "
-                       "waitress listens with a backlog of 1024 but serves at most 100 connections at once "
+                       f"waitress listens with a backlog of {LISTEN_BACKLOG} but serves at most 100 connections at once "
                        "(connection_limit), the rest waiting unaccepted. SIGTERM stops the loop and its "
                        "threads.",
                caveats=(Caveat("waitress-parser",
