@@ -3,12 +3,14 @@ seeded, stopped after.
 
 Local backends run on free loopback ports under a state directory of the results, so they never
 clash with backends someone else started on the default ports. Given --mongo-url/--redis-url the
-run uses (and seeds) those instead and stops nothing.
+run uses (and seeds) those instead and stops nothing. Given cpus, the local ones are pinned there
+once started (harness/pinning.py places them).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
+from harness.pinning import pin_tree
 from processes.ports import free_port
 
 
@@ -20,7 +22,7 @@ class BackendSession:
     """with BackendSession(["mongo", "redis"], state_dir, users) as b: b.mongo_url, b.redis_url."""
 
     def __init__(self, needed: list[str], state_dir: Path, users: int, mongo_url: str = "",
-                 redis_url: str = ""):
+                 redis_url: str = "", cpus: list[int] | None = None):
         self.needed = list(needed)
         self.state_dir = Path(state_dir)
         self.users = users
@@ -29,6 +31,7 @@ class BackendSession:
         self.local = None
         self.started: list[str] = []
         self.notes: list[str] = []
+        self.cpus = list(cpus or [])
 
     def __enter__(self) -> "BackendSession":
         try:
@@ -41,8 +44,19 @@ class BackendSession:
     def __exit__(self, *exc) -> None:
         self.stop()
 
+    @property
+    def to_start(self) -> list[str]:
+        """The backends started here (the others were given by URL)."""
+        return [s for s in self.needed if not (self.mongo_url if s == "mongo" else self.redis_url)]
+
+    def pids(self) -> list[int]:
+        """The pids of the local backends running (redis-server, FerretDB, PostgreSQL)."""
+        if self.local is None or not self.started:
+            return []
+        return [s.pid for s in self.local.status() if s.running and s.pid]
+
     def start(self) -> None:
-        to_start = [s for s in self.needed if not (self.mongo_url if s == "mongo" else self.redis_url)]
+        to_start = self.to_start
         if to_start:
             try:
                 from backends.local import BackendError, LocalBackends
@@ -62,6 +76,10 @@ class BackendSession:
                 self.redis_url = self.local.redis_url
             urls = {"mongo": self.mongo_url, "redis": self.redis_url}
             self.notes.append(f"local {', '.join(f'{s} at {urls[s]}' for s in to_start)} (state {self.state_dir})")
+            if self.cpus:
+                pinned = [pid for pid in self.pids() for pid in pin_tree(pid, self.cpus)]
+                self.notes.append(f"local backends pinned to cpu {','.join(map(str, self.cpus))} "
+                                  f"({len(pinned)} processes)")
         self.seed()
 
     def seed(self) -> None:

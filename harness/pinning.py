@@ -1,15 +1,24 @@
-"""CPU pinning with taskset: the server on the first cores, the load tool on the others.
+"""CPU pinning with taskset: the server on the first cores, the load tool on the others, and the
+local backends (redis-server, FerretDB and its PostgreSQL) placed so the tool's cores stay its own.
 
 On a 2-core machine that is server on cpu 0, load tool on cpu 1, so neither steals the other's
-core; the local backends (redis-server, FerretDB) are left unpinned. What was done is recorded
-with every result (a 1-core machine or a missing taskset means no pinning, and says so).
+core. A backend started here shares the server's cores (pinned with it) on a machine with fewer
+than OWN_BACKEND_CORES cores: a backend call is part of the request the server serves, and its
+CPU beside the tool's would make the tool, not the stack, the bound. With more cores the backends
+get cores of their own, taken from the tool's side. What was done is recorded with every result
+(a 1-core machine or a missing taskset means no pinning, and says so).
 """
 from __future__ import annotations
 
 import shutil
+import subprocess
 from dataclasses import asdict, dataclass, field
 
+import psutil
+
 from servers.core.cores import usable_cpus
+
+OWN_BACKEND_CORES = 6  # from this many usable cores on, the local backends get cores of their own
 
 
 def cpu_list(cpus: list[int]) -> str:
@@ -22,8 +31,9 @@ class Pinning:
     server_cpus: list[int] = field(default_factory=list)
     tool_cpus: list[int] = field(default_factory=list)
     method: str = "none"
-    backends: str = "unpinned"
+    backends: str = "unpinned"  # where local backends run: "with the server", "own cores" or "unpinned"
     reason: str = ""
+    backend_cpus: list[int] = field(default_factory=list)
 
     def server_prefix(self) -> list[str]:
         return ["taskset", "-c", cpu_list(self.server_cpus)] if self.enabled and self.server_cpus else []
@@ -38,11 +48,17 @@ class Pinning:
         if not self.enabled:
             return f"no pinning ({self.reason})"
         server = f"cpu {cpu_list(self.server_cpus)}" if self.server_cpus else "not started here"
-        return f"taskset: server on {server}, load tool on cpu {cpu_list(self.tool_cpus)}; backends unpinned"
+        if self.backend_cpus:
+            backends = f"local backends on cpu {cpu_list(self.backend_cpus)} ({self.backends})"
+        else:
+            backends = "no local backends" if self.backends == "none" else "backends unpinned"
+        return f"taskset: server on {server}, load tool on cpu {cpu_list(self.tool_cpus)}; {backends}"
 
 
-def plan(requested: bool, server_cores: int | None = None, local_server: bool = True) -> Pinning:
-    """The pinning to use: requested (--pin/--no-pin), server_cores (default half of the cores)."""
+def plan(requested: bool, server_cores: int | None = None, local_server: bool = True,
+         backends: bool = False) -> Pinning:
+    """The pinning to use: requested (--pin/--no-pin), server_cores (default half of the cores), and
+    whether local backends are started (backends: they are placed, see the module's docstring)."""
     cpus = usable_cpus()
     if not requested:
         return Pinning(False, reason="--no-pin")
@@ -54,5 +70,32 @@ def plan(requested: bool, server_cores: int | None = None, local_server: bool = 
         return Pinning(True, [], cpus, method="taskset", reason="server started elsewhere")
     count = server_cores or len(cpus) // 2
     count = max(1, min(count, len(cpus) - 1))
-    return Pinning(True, cpus[:count], cpus[count:], method="taskset",
-                   reason=f"{len(cpus)} usable cores: {count} for the server, {len(cpus) - count} for the tool")
+    server, tool = cpus[:count], cpus[count:]
+    reason = f"{len(cpus)} usable cores: {count} for the server, {len(tool)} for the tool"
+    if not backends:
+        return Pinning(True, server, tool, method="taskset", backends="none", reason=reason)
+    own = max(1, len(cpus) // 8)
+    if len(cpus) >= OWN_BACKEND_CORES and len(tool) - own >= 1:
+        tool, backend_cpus = tool[:-own], tool[-own:]
+        reason = f"{len(cpus)} usable cores: {count} for the server, {len(tool)} for the tool, {own} for the backends"
+        return Pinning(True, server, tool, method="taskset", backends="own cores", reason=reason,
+                       backend_cpus=backend_cpus)
+    return Pinning(True, server, tool, method="taskset", backends="with the server", backend_cpus=list(server),
+                   reason=reason + f"; the backends share the server's (fewer than {OWN_BACKEND_CORES} cores)")
+
+
+def pin_tree(pid: int, cpus: list[int]) -> list[int]:
+    """Pin a running process, its threads and its children to cpus (taskset -a -p; what they fork or
+    spawn later inherits it). Returns the pids pinned."""
+    try:
+        root = psutil.Process(pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return []
+    pinned = []
+    for proc in procs:
+        done = subprocess.run(["taskset", "-a", "-p", "-c", cpu_list(cpus), str(proc.pid)],
+                              capture_output=True, text=True, timeout=10)
+        if done.returncode == 0:
+            pinned.append(proc.pid)
+    return pinned
