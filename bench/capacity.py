@@ -1,13 +1,17 @@
 """Capacity within a latency bound: the SLO, the ramp that searches for it, and what a run's steps add up to.
 
 A ramp offers one constant rate per step (loadtools/openloop.py, latency from each request's
-intended send time): a geometric ladder up from `start_rate` until a step breaks the SLO, then
-bisection between the last rate that held and the first that did not, down to `resolution`.
+intended send time): a geometric ladder up until a step breaks the SLO, then bisection between
+the last rate that held and the first that did not, down to `resolution`. The ladder starts near
+the stack's knee when one is known (`knee_fraction` of a guess: its closed-loop rate of the same
+run, knee_guess) and climbs by `factor`; without a guess it starts at `start_rate` and climbs by
+`search_factor` (coarser: it has further to go).
 Once every ramp of a run is done, each stack is measured once more at the common rate of its
 operation (a share of the slowest capacity, a rate every stack holds: mode "cost"), where each
 stack's CPU per request is compared. A step that breaks the SLO is measured again once
 (`confirm`) before the ramp believes it: one step is not enough on a shared machine. A void step
-(bench/selfcheck.py: the tool, not the stack, was the bound) stops the climb like a failure, and
+(bench/selfcheck.py: the tool, not the stack, was the bound), once measured again (`void_reruns`,
+bench/capacity_run.py) and still void, stops the climb like a failure, and
 bisection goes on below it: when no step between the capacity found and the void one failed on
 the stack's own account, the capacity is a lower bound, and the cell is void.
 
@@ -92,25 +96,43 @@ class RampSettings:
     confirm: bool = True  # measure a failing step again before believing it
     max_step_s: float = 30.0  # ... but no step longer than this (a slow rate's percentile is coarser)
     max_down: int = 3  # rungs below the first one tried, when it failed
+    search_factor: float | None = None  # the ladder's factor without a guess of the knee (None: factor)
+    knee_fraction: float = 0.7  # with a guess of the knee, the first rung is this share of it
+    void_reruns: int = 1  # a void step measured again, at most this many times, before the ramp believes it
+    void_pause_s: float = 1.0  # ... after this pause (a briefly busy machine calms down)
 
     def step_seconds(self, rate: float, slo: Slo) -> float:
         """Measured seconds at rate: step_s, or longer until tail_samples lie beyond the percentile."""
         needed = self.tail_samples / (1 - slo.tightest_quantile / 100)
         return min(self.max_step_s, max(self.step_s, needed / rate))
 
-    def ladder(self) -> list[float]:
-        rates, rate = [], self.start_rate
+    def ladder(self, guess: float | None = None) -> list[float]:
+        """The rungs: from knee_fraction x guess by factor, or (no guess) from start_rate by search_factor."""
+        if guess:
+            rate, factor = _round_rate(self.knee_fraction * guess), self.factor
+        else:
+            rate, factor = self.start_rate, self.search_factor or self.factor
+        rates = []
         while rate <= self.max_rate:
             rates.append(rate)
-            rate *= self.factor
+            rate = _round_rate(rate * factor) if guess else rate * factor
         return rates
 
+    def down_factor(self, guess: float | None = None) -> float:
+        """Below a first rung that failed: from a guess, by factor squared (a closed-loop rate can be
+        several times a stack's capacity within the bound); else as the ladder climbs."""
+        return self.factor ** 2 if guess else self.search_factor or self.factor
 
-# --quick: short steps (0.6 s, at least 300 requests: 3 beyond the p99) on a x3 ladder from 500/s,
-# one bisection, no second look at a failing rung: about 5 s a ramp, a capacity within a factor of
-# about 1.7 (the report gives the bracket), and a p99 that one hiccup of the machine moves
-QUICK_RAMP = RampSettings(start_rate=500.0, factor=3.0, step_s=0.6, warmup_s=0.2, tail_samples=3,
-                          max_bisections=1, resolution=1.3, confirm=False, max_step_s=2.0, max_down=2)
+
+# --quick: short steps (0.6 s, at least 300 requests: 3 beyond the p99), starting at 0.7 x the
+# stack's closed-loop rate of the same run (its knee, near enough: a stack holds its p99 bound a
+# little below its closed-loop maximum) and climbing x1.4, then bisecting to 10 % (two bisections
+# from a x1.4 bracket); no second look at a failing rung, one at a void step. Without a guess (the
+# tool's calibration) a x3 ladder from 500/s, bisected four times to the same 10 %. About 5 steps,
+# 7 s, a ramp; a p99 that one hiccup of the machine moves.
+QUICK_RAMP = RampSettings(start_rate=500.0, factor=1.4, search_factor=3.0, step_s=0.6, warmup_s=0.2,
+                          tail_samples=3, max_bisections=4, resolution=1.1, confirm=False, max_step_s=2.0,
+                          max_down=3, void_reruns=1, void_pause_s=1.0)
 
 
 @dataclass
@@ -124,8 +146,9 @@ class Outcome:
 
 
 def run_ramp(measure: Callable[[float, str], Outcome], settings: RampSettings,
-             limit: float | None = None) -> list[Outcome]:
-    """Climb, confirm, bisect; measure(rate, phase) runs one step. Returns every outcome in order."""
+             limit: float | None = None, guess: float | None = None) -> list[Outcome]:
+    """Climb, confirm, bisect; measure(rate, phase) runs one step; guess is the stack's knee as far
+    as it is known (RampSettings.ladder). Returns every outcome in order."""
     outcomes: list[Outcome] = []
 
     def step(rate: float, phase: str) -> Outcome:
@@ -142,9 +165,12 @@ def run_ramp(measure: Callable[[float, str], Outcome], settings: RampSettings,
     # held: the highest rate that held; failed: the lowest that did not, or that was void (the tool,
     # not the stack, was the bound there: unknown, but no use climbing past it)
     held, failed = None, None
-    for rate in settings.ladder():
+    for rate in settings.ladder(guess):
         if limit and rate > limit:  # above the tool's own limit every step would be void
-            break
+            if held is None and failed is None:  # the guess itself is past it: start at the limit
+                rate = limit
+            else:
+                break
         o = step(rate, "ladder")
         if o.held and not o.void:
             held = rate
@@ -154,7 +180,7 @@ def run_ramp(measure: Callable[[float, str], Outcome], settings: RampSettings,
     if held is None and failed is not None:  # the first rung failed: down the ladder
         rate = failed
         for _ in range(settings.max_down):
-            rate /= settings.factor
+            rate = _round_rate(rate / settings.down_factor(guess)) if guess else rate / settings.down_factor()
             o = step(rate, "down")
             if o.held and not o.void:
                 held = rate
@@ -181,9 +207,21 @@ def _round_rate(rate: float) -> float:
     return float(f"{rate:.2g}")
 
 
+def knee_guess(results: list, entrypoint: str, operation: str) -> float | None:
+    """Where a ramp of this stack and operation starts looking: its latest closed-loop rate of the run
+    (the most it served with every connection busy; its capacity within a latency bound lies a
+    little below), or None."""
+    rates = [r.requests_per_s for r in results
+             if r.entrypoint == entrypoint and r.operation == operation and r.loop == "closed" and r.ok
+             and not r.superseded and not r.void_reasons and r.requests_per_s]
+    return rates[-1] if rates else None
+
+
 def estimate_ramp_s(settings: RampSettings, slo: Slo) -> float:
     """About how long one ramp takes (for the plan's estimate): steps at rung rates, with overhead."""
-    steps = 4 + settings.max_bisections + (1 if settings.confirm else 0)
+    climb = 4 if settings.search_factor is None else 3  # a guess of the knee starts near it
+    bisections = settings.max_bisections if settings.search_factor is None else 2
+    steps = climb + bisections + (1 if settings.confirm else 0)
     rates = settings.ladder()[:steps] or [settings.start_rate]
     rates += [rates[-1]] * (steps - len(rates))
     return sum(settings.step_seconds(r, slo) + settings.warmup_s + STEP_OVERHEAD_S for r in rates)
