@@ -1,20 +1,27 @@
-"""Run capacity ramps inside a benchmark: each step one vegeta attack at a constant rate, one Result line.
+"""Run capacity ramps inside a benchmark: each step one vegeta attack at a constant rate (Steps.open),
+one Result line.
 
 The runner (bench/runner.py) starts the entry and checks its contract as for any run, then hands
-a capacity RunSpec to Ramper.ramp, which climbs the ladder of bench/capacity.py. Before the first
-ramp, Ramper.calibrate measures the load tool's own limit: the same ramp against the fastest
-trivial server (Go net/http's hello) on the same pinned cores; steps above that rate are not run
-and the report voids every cell above it.
+a capacity RunSpec to Ramper.ramp, which climbs the ladder of bench/capacity.py and returns the
+steps it measured. Before the first ramp, Ramper.calibrate measures the load tool's own limit: the
+same ramp against the fastest trivial server (Go net/http's hello) on the same pinned cores;
+steps above that rate are not run and the report voids every cell above it.
+
+A void step (the tool, not the stack, was the bound: bench/selfcheck.py) is measured again, after
+a pause, up to RampSettings.void_reruns times before the ramp believes it, as --rerun-noisy does
+for closed-loop runs: the void one is kept in the file, superseded.
 """
 from __future__ import annotations
 
-from bench import capacity, selfcheck
+import time
+
+from bench import capacity
 from bench.capacity import Outcome, Slo
-from bench.sampler import TreeSampler
+from bench.plan import RunSpec, Settings
+from bench.schema import Result
+from bench.steps import Steps, Target
 from loadtools.base import ToolMissing
-from loadtools.openloop import OpenLoop, parse_csv
 from harness.entry import EntryFailed, EntryProcess
-from processes.bounded import run_bounded
 from processes.ports import free_port
 from servers.core import catalog
 
@@ -22,135 +29,88 @@ CALIBRATION_ENTRY = "nethttp"  # the fastest trivial server of the catalog (Go n
 CALIBRATION_OP = "hello"
 
 
-def kept_up_misses(rate: float, sent_rate: float, achieved_rate: float, success: float | None) -> list[str]:
-    """Calibration's criterion: the tool sent and got answered (nearly) all it offered."""
-    why = []
-    if sent_rate < selfcheck.SENT_SHORT * rate:
-        why.append(f"sent {sent_rate:,.0f}/s of {rate:,.0f}/s")
-    if achieved_rate < selfcheck.SENT_SHORT * rate:
-        why.append(f"answered {achieved_rate:,.0f}/s of {rate:,.0f}/s")
-    if success is None or success < capacity.MIN_SUCCESS:
-        why.append(f"success {100 * (success or 0):.2f}%")
-    return why
-
-
 class Ramper:
-    def __init__(self, runner):
-        self.runner = runner  # the Runner: load_spec, base_result, finish, progress, settings
-        self.settings = runner.settings
-        self.slo = Slo.parse(self.settings.slo)
-        self.tool = OpenLoop()
+    def __init__(self, steps: Steps, settings: Settings):
+        self.steps = steps
+        self.settings = settings
+        self.slo = Slo.parse(settings.slo)
         self.limit: float | None = None  # the tool's own limit, once calibrated
-        self._version = ""
 
-    def vegeta_version(self) -> str:
-        if not self._version:
-            self._version = self.tool.vegeta.version()
-        return self._version
+    def _vegeta_missing(self, run: RunSpec, target: Target) -> Result | None:
+        try:
+            self.steps.openloop.vegeta.binary()
+        except ToolMissing as exc:
+            return self.steps.failed(run, str(exc), target)
+        return None
 
-    def calibrate(self, ctx) -> None:
+    def calibrate(self) -> list[Result]:
         """The tool's own limit: a ramp against Go net/http's hello, mode "calibration"."""
-        from bench.plan import RunSpec  # the plan imports capacity; this module is imported by the runner
-
-        entry = catalog.get(CALIBRATION_ENTRY)
-        server = EntryProcess(entry.name, ["--port", str(free_port())], ctx.out / "logs" / "calibration.log",
-                              prefix=ctx.pinning.server_prefix())
-        self.runner.progress.note(f"measuring the load tool's own limit: a ramp against {entry.name} "
-                                  f"{CALIBRATION_OP} ...")
+        entry, ledger, note = catalog.get(CALIBRATION_ENTRY), self.steps.ledger, self.steps.progress.note
+        server = EntryProcess(entry.name, ["--port", str(free_port())], ledger.out / "logs" / "calibration.log",
+                              prefix=ledger.pinning.server_prefix())
+        note(f"measuring the load tool's own limit: a ramp against {entry.name} {CALIBRATION_OP} ...")
         try:
             server.start()
         except (EntryFailed, OSError) as exc:
-            self.runner.progress.note(f"no tool limit measured ({exc}): cells are not checked against it",
-                                      "yellow")
-            return
+            note(f"no tool limit measured ({exc}): cells are not checked against it", "yellow")
+            return []
         run = RunSpec(entry=entry, operation=CALIBRATION_OP, path=catalog.OPERATIONS[CALIBRATION_OP],
                       tool="vegeta", connections=0, threads=None, rate=None, keepalive=True,
                       duration_s=self.settings.ramp.step_s, requests=None, repeat=0, repeats=1, workers=None,
                       mode="capacity")
         try:
-            outcomes = self.ramp(ctx, run, server.url, server, [], mode="calibration")
+            results = self.ramp(run, Target(server.url, server), mode="calibration")
         finally:
             server.stop()
-        held = [o.rate for o in outcomes if o.held and not o.void]
+        held = [r.rate for r in results if r.slo_held and not r.void_reasons and not r.superseded]
         self.limit = max(held) if held else None
         if self.limit:
-            self.runner.progress.note(f"load tool limit: {self.limit:,.0f}/s held against {entry.name} "
-                                      f"(steps above it are not run; cells there would be void)")
+            note(f"load tool limit: {self.limit:,.0f}/s held against {entry.name} "
+                 f"(steps above it are not run; cells there would be void)")
+        return results
 
-    def ramp(self, ctx, run, base_url: str, server: EntryProcess | None, notes: list[str],
-             mode: str = "capacity") -> list[Outcome]:
-        try:
-            self.tool.vegeta.binary()
-        except ToolMissing as exc:
-            self.runner.record_failure(ctx, run, str(exc), server=server, notes=notes)
-            return []
+    def ramp(self, run: RunSpec, target: Target, mode: str = "capacity", guess: float | None = None) -> list[Result]:
+        """Climb, bisect (bench/capacity.run_ramp) from guess, the stack's knee as far as known (its
+        closed-loop rate of this run), else from the ladder's foot; every step measured, recorded
+        and returned."""
+        missing = self._vegeta_missing(run, target)
+        if missing is not None:
+            return [missing]
+        results: list[Result] = []
+        limit = None if mode == "calibration" else self.limit
 
         def measure(rate: float, phase: str) -> Outcome:
-            result = self.step(ctx, run, base_url, server, notes, rate, phase, mode)
+            result = self.measure(run, target, rate, phase, mode, limit, results)
             why = "; ".join(result.void_reasons or result.slo_misses or ([result.failure] if not result.ok else []))
             return Outcome(rate, held=bool(result.slo_held), void=bool(result.void_reasons), why=why)
 
-        limit = None if mode == "calibration" else self.limit
-        return capacity.run_ramp(measure, self.settings.ramp, limit=limit)
+        capacity.run_ramp(measure, self.settings.ramp, limit=limit, guess=guess)
+        return results
 
-    def cost(self, ctx, run, base_url: str, server: EntryProcess | None, notes: list[str]) -> None:
-        """One step at run.rate, the common rate of its operation: the stack's cost per request there."""
-        try:
-            self.tool.vegeta.binary()
-        except ToolMissing as exc:
-            self.runner.record_failure(ctx, run, str(exc), server=server, notes=notes)
-            return
-        self.step(ctx, run, base_url, server, notes, run.rate, "cost", "cost")
-
-    def step(self, ctx, run, base_url, server, notes, rate: float, phase: str, mode: str):
-        s, ramp = self.settings, self.settings.ramp
-        ctx.index += 1
-        seconds = ramp.step_seconds(rate, self.slo)
-        duration = seconds + ramp.warmup_s
-        stem = f"{ctx.index:03d}-{run.entry.name}-{run.operation}-{mode}-r{rate:g}-{run.repeat + 1}"
-        spec = self.runner.load_spec(run, base_url, stem, duration_s=duration, requests=None)
-        argv = [*ctx.pinning.tool_prefix(), *self.tool.command(spec, rate, duration)]
-        self.runner.progress.begin(ctx.index, f"{run.entry.name} {run.operation} {mode} {phase} {rate:,.0f}/s")
-        result = self.runner.base_result(ctx, run, server, notes)
-        result.mode, result.phase, result.rate, result.loop = mode, phase, rate, "open"
-        result.connections, result.duration_s = None, round(seconds, 3)
-        result.slo = self.slo.as_dict()
-        result.tool, result.tool_version = "vegeta", self.vegeta_version()
-        result.url = base_url + run.path
-        result.ids = self.tool.vegeta.ids(spec)
-        watch = selfcheck.Watch(base_url, ctx.pinning.tool_cpus if ctx.pinning.enabled else [],
-                                sample_connections=False)
-        if server is not None:
-            with TreeSampler(server.pid) as sampler, watch:
-                done = run_bounded(argv, timeout=self.tool.time_limit(duration, spec.timeout_s))
-            result.server_cpu_s, result.server_peak_rss_mb = sampler.cpu_s, sampler.peak_rss_mb
-        else:
-            with watch:
-                done = run_bounded(argv, timeout=self.tool.time_limit(duration, spec.timeout_s))
-        measured = parse_csv(self.tool.collect(spec), rate, duration, ramp.warmup_s)
-        result.apply(measured.measurement())
-        result.sent_rate = round(measured.sent_rate, 1)
-        result.send_lag_p99_ms = measured.send_lag_p99_ms
-        result.service_latency_ms = dict(measured.service_ms)
-        w = watch.result
-        result.tool_cpu_s, result.tool_cpu_pct, result.tool_cores_busy_pct = \
-            w.tool_cpu_s, w.tool_cpu_pct, w.tool_cores_busy_pct
-        if result.server_cpu_s is not None and measured.total_completed:
-            result.cpu_per_request_ms = round(result.server_cpu_s * 1000 / measured.total_completed, 4)
-        if done.timed_out or (done.returncode not in (0, None) and not measured.sent):
-            result.status = "failed"
-            result.failure = f"vegeta exit {done.returncode}: {(done.stderr.strip().splitlines() or [''])[-1]}"
-        elif server is not None and not server.alive():
-            result.status, result.failure = "failed", f"server exited during the step: {server.stderr_tail()}"
-        else:
-            result.void_reasons = selfcheck.void_reasons(selfcheck.Check(
-                loop="open", tool_cpu_pct=w.tool_cpu_pct, tool_cores_busy_pct=w.tool_cores_busy_pct, offered_rate=rate, sent_rate=measured.sent_rate,
-                tool_limit_rate=self.limit if mode != "calibration" else None))
-            if mode == "calibration":  # the tool's limit is a rate it keeps up with, whatever the latency
-                result.slo_misses = kept_up_misses(rate, measured.sent_rate, measured.achieved_rate,
-                                                   result.success_ratio)
-            else:
-                result.slo_misses = self.slo.misses(result.latency_ms, result.success_ratio)
-            result.slo_held = not result.slo_misses
-        self.runner.finish(ctx, result)
+    def measure(self, run: RunSpec, target: Target, rate: float, phase: str, mode: str, limit: float | None,
+                results: list[Result]) -> Result:
+        """One step at rate; a void one again (after a pause) while RampSettings.void_reruns allows."""
+        ramp = self.settings.ramp
+        result = self.steps.open(run, target, rate, phase=phase, mode=mode, slo=self.slo, limit=limit)
+        while result.ok and result.void_reasons and result.rerun < ramp.void_reruns and \
+                not (limit and rate > limit):  # above the tool's own limit a step stays void
+            result.superseded = True
+            self.steps.record(result)
+            results.append(result)
+            self.steps.progress.note(f"void ({'; '.join(result.void_reasons)}): measuring again in "
+                                     f"{ramp.void_pause_s:g} s", "yellow")
+            time.sleep(ramp.void_pause_s)
+            result = self.steps.open(run, target, rate, phase=phase, mode=mode, slo=self.slo, limit=limit,
+                                     rerun=result.rerun + 1)
+        self.steps.record(result)
+        results.append(result)
         return result
+
+    def cost(self, run: RunSpec, target: Target) -> list[Result]:
+        """One step at run.rate, the common rate of its operation: the stack's cost per request there."""
+        missing = self._vegeta_missing(run, target)
+        if missing is not None:
+            return [missing]
+        results: list[Result] = []
+        self.measure(run, target, run.rate, "cost", "cost", self.limit, results)
+        return results

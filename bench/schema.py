@@ -73,6 +73,9 @@ class Result:
     connections_open: int | None = None
     littles_ratio: float | None = None
     void_reasons: list[str] = field(default_factory=list)
+    # CPU the machine spent meanwhile on processes that are not the server, the tool, the backends or
+    # the benchmark itself, % of all its cores (bench/selfcheck.py): what a shared machine cost the cell
+    foreign_cpu_pct: float | None = None
     # a step of a capacity ramp (bench/capacity.py): mode "capacity" (or "calibration", the tool's own
     # limit against a trivial server), the ramp's phase, what was sent of the offered `rate`, how late,
     # vegeta's latency from the actual send (latency_ms counts from the intended send), the SLO

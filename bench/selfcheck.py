@@ -3,7 +3,9 @@
 Watch measures, around any load tool's run: the tool's own CPU (the CPU time of the children this
 process reaped meanwhile: the tool, nothing else runs as our child then), the busy share of the
 tool's cores (/proc/stat: the tool and whatever else ran there) and the TCP connections actually
-open to the server (sampled while the run lasts). `void_reasons` turns those numbers into the
+open to the server (sampled while the run lasts), and the foreign load: the machine's CPU used
+meanwhile by processes that are neither this benchmark (the tool included), nor the server, nor
+the local backends (known_pids). `void_reasons` turns those numbers into the
 reasons a cell is void; a void cell is shown with its reasons and left out of rankings, ratios
 and capacity.
 
@@ -68,6 +70,32 @@ def _cpu_times(cpus: list[int]) -> tuple[float, float]:
     return busy, total
 
 
+def _own_cpu() -> float:
+    """CPU seconds of this process and the children it reaped (the load tools)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime + _children_cpu()
+
+
+def _trees_cpu(pids: list[int]) -> dict[int, float]:
+    """pid -> CPU seconds of its process tree (the server's workers, a backend's children)."""
+    out = {}
+    for pid in pids:
+        try:
+            root = psutil.Process(pid)
+            procs = [root, *root.children(recursive=True)]
+        except psutil.Error:
+            continue
+        cpu = 0.0
+        for proc in procs:
+            try:
+                t = proc.cpu_times()
+                cpu += t.user + t.system + t.children_user + t.children_system
+            except psutil.Error:
+                continue
+        out[pid] = cpu
+    return out
+
+
 def open_connections(host: str, port: int) -> int:
     """Client-side TCP connections established to host:port (each connection counted once)."""
     try:
@@ -85,13 +113,15 @@ class Watched:
     tool_cores_busy_pct: float  # everything that ran on those cores, %
     connections_open: int | None  # median of the samples taken while the run lasted (None: not sampled)
     wall_s: float
+    foreign_cpu_pct: float | None = None  # the machine's CPU used by others meanwhile, % of all its cores
 
 
 class Watch:
     """with Watch(url, tool_cpus) as w: run the tool (and reap it) ... then w.result."""
 
-    def __init__(self, url: str, tool_cpus: list[int], sample_connections: bool = True):
+    def __init__(self, url: str, tool_cpus: list[int], sample_connections: bool = True, known_pids=lambda: []):
         parts = urlsplit(url)
+        self.known_pids = known_pids  # () -> the server's and the backends' pids: their CPU is not foreign
         self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
         self.cpus = list(tool_cpus)
         self.sample_connections = sample_connections
@@ -110,6 +140,9 @@ class Watch:
         self._wall = time.monotonic()
         self._cpu = _children_cpu()
         self._busy, self._total = _cpu_times(self.cpus)
+        self._machine, _ = _cpu_times([])
+        self._own = _own_cpu()
+        self._known = _trees_cpu(list(self.known_pids()))
         if self.sample_connections:
             self._thread.start()
         return self
@@ -121,6 +154,11 @@ class Watch:
         wall = time.monotonic() - self._wall
         cpu = _children_cpu() - self._cpu
         busy, total = _cpu_times(self.cpus)
+        machine, _ = _cpu_times([])
+        known = _trees_cpu(list(self.known_pids()))
+        ours = _own_cpu() - self._own + sum(cpu - self._known.get(pid, 0.0) for pid, cpu in known.items())
+        cores = len(psutil.cpu_times(percpu=True)) or 1
+        foreign = max(0.0, (machine - self._machine) - ours)
         ncores = max(1, len(self.cpus) or psutil.cpu_count() or 1)
         # the first and last samples catch the tool starting and draining: the middle ones count
         middle = self.samples[1:-1] or self.samples
@@ -128,7 +166,8 @@ class Watch:
             tool_cpu_s=round(cpu, 3), tool_cpu_pct=round(100 * cpu / (wall * ncores), 1) if wall else 0.0,
             tool_cores_busy_pct=round(100 * (busy - self._busy) / (total - self._total), 1)
             if total > self._total else 0.0,
-            connections_open=int(statistics.median(middle)) if middle else None, wall_s=round(wall, 3))
+            connections_open=int(statistics.median(middle)) if middle else None, wall_s=round(wall, 3),
+            foreign_cpu_pct=round(min(100.0, 100 * foreign / (wall * cores)), 1) if wall else None)
 
 
 @dataclass

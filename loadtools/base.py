@@ -92,6 +92,10 @@ class Tool:
             return ""
         return f"random 1..{spec.users}" if self.random_ids else f"fixed {spec.fixed_id}"
 
+    def threads(self, spec: LoadSpec) -> int | None:
+        """The threads (or CPUs) the tool runs spec with, as recorded with its result (None: not a knob)."""
+        return None
+
     def command(self, spec: LoadSpec) -> list[str]:
         raise NotImplementedError
 

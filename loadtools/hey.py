@@ -24,14 +24,17 @@ class Hey(Tool):
         text = run_version(["dpkg-query", "-W", "-f=${Version}", "hey"])
         return text if text and "no packages" not in text.lower() else "unknown"
 
+    def threads(self, spec: LoadSpec) -> int | None:
+        return spec.threads  # -cpus, Go's GOMAXPROCS for the tool
+
     def command(self, spec: LoadSpec) -> list[str]:
         argv = [self.binary(), "-c", str(spec.connections), "-t", str(max(1, math.ceil(spec.timeout_s)))]
         if spec.requests:
             argv += ["-n", str(max(spec.requests, spec.connections))]
         else:
             argv += ["-z", f"{max(1, math.ceil(spec.duration_s))}s"]
-        if spec.threads:
-            argv += ["-cpus", str(spec.threads)]
+        if self.threads(spec):
+            argv += ["-cpus", str(self.threads(spec))]
         if not spec.keepalive:
             argv.append("-disable-keepalive")
         return [*argv, spec.fixed_url()]

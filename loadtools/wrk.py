@@ -75,6 +75,7 @@ class Wrk(Tool):
         return match.group(1) if match else text.splitlines()[0] if text else ""
 
     def threads(self, spec: LoadSpec) -> int:
+        # wrk refuses more threads than connections; 2 is its own default
         return max(1, min(spec.threads or 2, spec.connections))
 
     def command(self, spec: LoadSpec) -> list[str]:
