@@ -452,11 +452,28 @@ class Match:
 
 
 @dataclass(frozen=True)
+class CapacityMatch:
+    """A stack's capacity on one operation in A, in B, or in both; ratios are B / A."""
+
+    a: Standing | None
+    b: Standing | None
+    common_rates: tuple[float | None, float | None]  # each side's, where its cost was measured
+    ratio: float | None  # capacity B / A (None where either is void or missing)
+    cost_ratio: float | None  # cpu µs per request B / A
+    apart: bool | None  # the two intervals do not overlap (None: one side missing or void)
+
+    @property
+    def standing(self) -> Standing:
+        return self.a or self.b
+
+
+@dataclass(frozen=True)
 class Comparison:
-    matches: tuple[Match, ...]
+    matches: tuple[Match, ...]  # the fixed-load configurations (a ramp's steps are in capacities)
     only_a: int
     only_b: int
     sessions: tuple[Session | None, Session | None]
+    capacities: tuple[CapacityMatch, ...] = ()
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -471,15 +488,52 @@ def _match(a: Row | None, b: Row | None) -> Match:
                  _ratio(ok_a and ok_a.latency["p99"], ok_b and ok_b.latency["p99"]), verdict)
 
 
+def _standings(results: list[Result]) -> tuple[list[Standing], dict[str, float | None]]:
+    caps = capacity.capacities([r for r in results if r.loop == "open"])
+    common = {op: capacity.common_rate(group) for op, group in capacity.by_operation(caps).items()}
+    return [s for a in answers(caps, common) for s in a.standings], common
+
+
+def _capacity_config(s: Standing) -> Config:
+    """The configuration of a capacity: its first step's, without the step's rate."""
+    return replace(Config.of(s.capacity.first), rate=None, mode="capacity")
+
+
+def capacity_matches(a: list[Result], b: list[Result], key: Callable[[Config], Config]) -> list[CapacityMatch]:
+    """Each side's capacities matched as compare() matches rows: on key of their configuration."""
+    (side_a, common_a), (side_b, common_b) = _standings(a), _standings(b)
+    waiting: dict[Config, list[Standing]] = {}
+    for s in side_b:
+        waiting.setdefault(key(_capacity_config(s)), []).append(s)
+    pairs = []
+    for s in side_a:
+        same = waiting.get(key(_capacity_config(s)))
+        pairs.append((s, same.pop(0) if same else None))
+    taken = {id(t) for _, t in pairs if t is not None}
+    pairs += [(None, s) for s in side_b if id(s) not in taken]
+    out = []
+    for x, y in pairs:
+        op = (x or y).capacity.operation
+        ranked = x is not None and y is not None and x.rank is not None and y.rank is not None
+        out.append(CapacityMatch(
+            x, y, (common_a.get(op), common_b.get(op)),
+            _ratio(x.value, y.value) if ranked else None,
+            _ratio(x.cpu_us, y.cpu_us) if x is not None and y is not None else None,
+            not overlap(_span(x.capacity), _span(y.capacity)) if ranked else None))
+    return out
+
+
 def compare(a: list[Result], b: list[Result], key: Callable[[Config], Config] = Config.without_session) -> Comparison:
     """The rows of A and B matched on key(config), in A's order then B's; none is left out: rows of
-    one side that share a key are paired in order with the other side's, the rest stand alone."""
-    rows_b = rows(b)
+    one side that share a key are paired in order with the other side's, the rest stand alone. The
+    steps of capacity ramps are not rows: each side's capacities are matched the same way."""
+    fixed = [[r for r in side if not r.mode] for side in (a, b)]
+    rows_b = rows(fixed[1])
     waiting: dict[Config, list[int]] = {}
     for i, row in enumerate(rows_b):
         waiting.setdefault(key(row.config), []).append(i)
     matches, matched = [], set()
-    for row in rows(a):
+    for row in rows(fixed[0]):
         same = waiting.get(key(row.config))
         j = same.pop(0) if same else None
         matched.add(j)
@@ -487,4 +541,4 @@ def compare(a: list[Result], b: list[Result], key: Callable[[Config], Config] = 
     only_a = sum(1 for m in matches if m.b is None)
     matches += [_match(None, row) for i, row in enumerate(rows_b) if i not in matched]
     return Comparison(tuple(matches), only_a, sum(1 for m in matches if m.a is None),
-                      (session(a) if a else None, session(b) if b else None))
+                      (session(a) if a else None, session(b) if b else None), tuple(capacity_matches(a, b, key)))

@@ -368,3 +368,24 @@ def test_capacity_is_never_read_from_a_closed_loop_run():
     (c,) = report.capacities
     assert c.capacity == 1000 and c.interval == (1000, 2000)
     assert [r.tool for r in c.curve()] == ["vegeta", "vegeta"]
+
+
+def test_compare_puts_capacities_side_by_side_not_ramp_steps():
+    from bench import compare
+
+    def run(scale, cost_b):
+        return (bracket("a", 1000 * scale, 1400 * scale) + bracket("b", 500, 700)
+                + [step("b", 250, True, cpu_ms=cost_b, mode="cost"), step("a", 250, True, cpu_ms=0.05, mode="cost")]
+                + [closed("a", 9000)])
+
+    md = compare.render(run(1, 0.2), run(2, 0.1), "before", "after")
+    capacities, _, fixed = md.partition("## Capacity within the SLO")[2].partition("## Fixed load")
+    rows = {line.split(" | ")[0].strip("| `"): line for line in capacities.splitlines() if line.startswith("| `")}
+    assert set(rows) == {"a", "b"}
+    # a doubled: 1,000 -> 2,000, brackets 1,000–1,400 and 2,000–2,800 apart; b the same, a tie; b's cost halved
+    assert "| 1,000 | 1,000–1,400 | 2,000 | 2,000–2,800 | 2.00x | apart | 50 at 250/s | 50 at 250/s | 1.00x |" \
+        in rows["a"]
+    assert "| 500 | 500–700 | 500 | 500–700 | 1.00x | overlap: a tie | 200 at 250/s | 100 at 250/s | 0.50x |" \
+        in rows["b"]
+    assert "1 configurations: 1 in both" in fixed  # the wrk row; no ramp step is a row
+    assert "| vegeta |" not in fixed
