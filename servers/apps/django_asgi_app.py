@@ -1,7 +1,7 @@
 """The Django app as an ASGI application with async views (`async def`), Django's docs' way.
 
-Everything but the views is servers.apps.django_app's: the settings (this module is their
-ROOT_URLCONF), the user-id converter, the JSON error handlers and the middleware. The views await
+Everything but the views is servers/apps/django_project.py's, shared with the WSGI app: the settings
+(this module is their ROOT_URLCONF), the user-id converter, the JSON error handlers and the middleware. The views await
 the async drivers (AsyncMongoClient, redis.asyncio) through AsyncOperations, made lazily in the
 worker's event loop. Django runs an async view on the event loop; what it still runs in a thread
 (sync_to_async) is listed in docs/frameworks/django.md: the hooks of the MiddlewareMixin
@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from django.core.handlers.asgi import ASGIHandler
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.urls import path
 from django.views.decorators.http import require_safe
 
 from servers.apps import contract
-from servers.apps.django_app import COMPACT, bad_request, configure, found, not_found, server_error
+from servers.apps.django_project import COMPACT, HANDLERS, configure, found, urls
 from servers.apps.operations import AsyncOperations
 from servers.core.options import Options
 
@@ -53,17 +52,8 @@ async def redis_per_request(request: HttpRequest) -> JsonResponse:
     return found(await ops.redis_per_request())
 
 
-urlpatterns = [
-    path("", hello),
-    path("json", hello_json),
-    path("mongo/pooled/<user_id:user_id>", mongo_pooled),
-    path("mongo/per-request/<user_id:user_id>", mongo_per_request),
-    path("redis/pooled", redis_pooled),
-    path("redis/per-request", redis_per_request),
-]
-handler400 = bad_request
-handler404 = not_found
-handler500 = server_error
+urlpatterns = urls(globals())
+handler400, handler404, handler500 = HANDLERS
 
 
 def create_app(options: Options) -> ASGIHandler:
