@@ -55,7 +55,10 @@ def verdict(a) -> list[str]:
         if a.links and not any(link.tie for link in a.links):
             out.append("No tie: each interval is apart from the next.")
     for s in a.void:
-        out.append(f"Void, not ranked: {_named(s)} held {_capacity(s)}/s, a lower bound: {'; '.join(s.void_reasons)}.")
+        foreign = (f" (foreign load {s.void_foreign_cpu_pct:.0f}% of the machine then)"
+                   if s.void_foreign_cpu_pct is not None else "")
+        out.append(f"Void, not ranked: {_named(s)} held {_capacity(s)}/s, a lower bound: "
+                   f"{'; '.join(s.void_reasons)}{foreign}.")
     for s in a.none_held:
         out.append(f"{_named(s)} held no rate it was offered within the SLO.")
     costs = a.by_cost

@@ -251,6 +251,7 @@ class Standing:
     dev_only: bool
     caveats: tuple[str, ...]  # the catalog's known limitations of the stack
     verification: str  # "verified", "unverified", or "" where the run does not know
+    void_foreign_cpu_pct: float | None = None  # the most foreign load seen at a void step of its ramps
 
     @property
     def entrypoint(self) -> str:
@@ -323,7 +324,9 @@ def answer(operation: str, group: list[Capacity], common: float | None,
             void_reasons=tuple(c.void_reasons), cost_rate=rate, cpu_us=cpu, rss_mb=rss,
             cost_ratio=cpu / cheapest if cpu and cheapest else None,
             dev_only=bool(getattr(c.first, "dev_only", False)), caveats=tuple(getattr(c.first, "caveats", ()) or ()),
-            verification=verification(c.entrypoint)))
+            verification=verification(c.entrypoint),
+            void_foreign_cpu_pct=max((r.foreign_cpu_pct for r in c.curve() if r.void_reasons
+                                      and r.foreign_cpu_pct is not None), default=None)))
     top = [s for s in standings if s.rank is not None]
     links = tuple(Link(a, b, overlap(_span(a.capacity), _span(b.capacity))) for a, b in zip(top, top[1:]))
     return Answer(operation, group[0].slo.describe(), common, tuple(standings), links)
@@ -384,11 +387,15 @@ class Session:
     noise: Noise | None
     dev_only: tuple[str, ...]  # the dev-only stacks
     caveats: dict[str, tuple[str, ...]]  # stack -> the catalog's known limitations
+    foreign_cpu_pct: tuple[float, float] | None = None  # median, max of the foreign load the runs saw
+    void_reruns: tuple[int, int] | None = None  # void steps measured again, how many of those were not void then
 
 
 def session(results: list[Result]) -> Session:
     first = results[0]
     when = sorted(r.timestamp for r in results if r.timestamp)
+    foreign = [r.foreign_cpu_pct for r in results if r.ok and r.foreign_cpu_pct is not None]
+    again = sum(1 for r in results if r.mode and r.superseded and r.void_reasons)  # a ramp's void step, redone
     return Session(
         machine=first.machine, pinning=first.pinning,
         tools=tuple(sorted({f"{r.tool} {r.tool_version}".strip() for r in results})), runs=len(results),
@@ -396,7 +403,10 @@ def session(results: list[Result]) -> Session:
         preset=first.preset, repeats=max(r.repeats for r in results),
         rounds_order=next((r.rounds_order for r in results if r.rounds_order), ""), noise=noise(results),
         dev_only=tuple(sorted({r.entrypoint for r in results if r.dev_only})),
-        caveats=dict(sorted({r.entrypoint: tuple(r.caveats) for r in results if r.caveats}.items())))
+        caveats=dict(sorted({r.entrypoint: tuple(r.caveats) for r in results if r.caveats}.items())),
+        foreign_cpu_pct=(statistics.median(foreign), max(foreign)) if foreign else None,
+        void_reruns=(again, sum(1 for r in results if r.mode and r.rerun and not r.superseded and not r.void_reasons))
+        if again else None)
 
 
 # -- the report -----------------------------------------------------------------------------------

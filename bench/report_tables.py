@@ -6,12 +6,12 @@ their pipes. Only formatting here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Callable
 
 from bench import capacity_report, rounds, significance
 from bench.model import Failure, Pair, Report, Row, Session
-from harness import machine
+from harness import machine, pinning
 
 NOTE = ("Latencies are in ms from the tool's own histogram or percentiles (– where the tool gives none: "
         "ab and hey have no p99.9). errors are requests without an answer (connect, read, write, timeout, "
@@ -193,11 +193,24 @@ def sections(report: Report) -> list[Section]:
 
 
 def describe_pinning(p: dict) -> str:
-    if not p or not p.get("enabled"):
-        return f"none ({p.get('reason', '')})" if p else "none"
-    server = ",".join(map(str, p.get("server_cpus", []))) or "elsewhere"
-    tool = ",".join(map(str, p.get("tool_cpus", [])))
-    return f"taskset, server on cpu {server}, load tool on cpu {tool}, backends {p.get('backends', 'unpinned')}"
+    """Where the server, the load tool and the local backends ran (harness/pinning.py says it)."""
+    if not p:
+        return "none"
+    return pinning.Pinning(**{f.name: p[f.name] for f in fields(pinning.Pinning) if f.name in p}).describe()
+
+
+def load_lines(s: Session) -> list[str]:
+    """What a shared machine cost the run: the foreign load it saw, the void steps measured again."""
+    lines = []
+    if s.foreign_cpu_pct:
+        median, high = s.foreign_cpu_pct
+        lines.append(f"- foreign load (CPU of processes that are not the benchmark, its tool, the server or the "
+                     f"local backends, % of the machine): median {median:.0f}%, max {high:.0f}% over the runs")
+    if s.void_reruns:
+        again, cleared = s.void_reruns
+        lines.append(f"- void steps measured again: {again}, {cleared} of them no longer void on the second look "
+                     "(the void ones stay in results.jsonl)")
+    return lines
 
 
 def noise_lines(s: Session) -> list[str]:
@@ -233,6 +246,7 @@ def context(s: Session, report: Report | None = None) -> list[str]:
             lines.append(f"- repeats: {rounds.describe(s.rounds_order, s.repeats)}")
         lines.append(f"- significance of a difference: {significance.METHOD}")
     lines += noise_lines(s)
+    lines += load_lines(s)
     lines += capacity_report.context(report) if report is not None else []
     if s.dev_only:
         lines.append(f"- **dev-only** stacks ({', '.join(s.dev_only)}) are measured to be compared, not deployed")
