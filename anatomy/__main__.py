@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 from servers.core import catalog
@@ -36,6 +37,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bench-report", type=Path, metavar="OUT",
                    help="write OUT/anatomy.html and OUT/anatomy.json for bench's report.html "
                         "(what ./bench.sh run --anatomy runs)")
+    p.add_argument("--trace", action="store_true",
+                   help="record a wire trace of each NAME (strace on its process tree: who accepts, reads and "
+                        "writes, syscalls per response, idle, header and drain timeouts) into docs/data/traces/; "
+                        "without NAMEs, the entries the pages trace. Then run --docs to render them")
+    p.add_argument("--jobs", type=int, default=6, help="with --trace: entries traced at once (default 6)")
+    p.add_argument("--bound", type=float, default=40.0,
+                   help="with --trace: the longest wait for a server to close a connection (default 40 s)")
+    p.add_argument("--reanalyze", action="store_true",
+                   help="with --trace: re-read the strace logs of the last --trace in results/trace/ instead of "
+                        "measuring (after a change to the analysis)")
     p.add_argument("--links-only", action="store_true", help="with --docs: the links only, no measurement")
     return p
 
@@ -44,6 +55,18 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from anatomy import report, session
 
+    if args.trace:
+        from anatomy import docs, tracedata
+
+        names = args.name or docs.traced_entries()
+        started = time.monotonic()
+        if args.reanalyze:
+            written = tracedata.reanalyze(names)
+        else:
+            written = tracedata.measure_all(names, args.jobs, args.bound,
+                                            log=lambda line: print(line, file=sys.stderr, flush=True))
+        print(f"{len(written)} traces in {time.monotonic() - started:.0f} s: " + " ".join(str(p) for p in written))
+        return 0
     if args.docs:
         from anatomy import docs
 

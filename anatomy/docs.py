@@ -6,14 +6,17 @@ writes the result between the markers, with the machine and the versions. A page
 stacks marks a table with `<!-- anatomy-table: NAME:OP NAME:OP ... -->` ... `<!-- /anatomy-table -->`:
 one row per stack (requests/s, p99, new backend connections per request, the driver's share of the
 on-CPU time and its microseconds per request). links_only=True just re-points the source links
-(fast; the tests check that the pages are current).
+(fast; the tests check that the pages are current). `<!-- trace: NAME -->` ... `<!-- /trace -->` (a
+server page's measured I/O facts and diagram) and `<!-- trace-diagram: NAME -->` ...
+`<!-- /trace-diagram -->` (the diagram alone) are rendered every time from the stored trace
+(docs/data/traces/NAME.json, `python -m anatomy --trace NAME`): no re-measuring.
 """
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from anatomy import report, session, sources
+from anatomy import report, session, sources, tracedata, tracerender
 from servers.core.lessons import DOCS
 
 EXAMPLE = re.compile(r"(<!-- anatomy: (?P<name>\S+) (?P<op>\S+) -->\n)(?P<body>.*?)(<!-- /anatomy -->)", re.S)
@@ -41,11 +44,11 @@ def regenerate(links_only: bool = False, seconds: float = 6.0, connections: int 
         return results[key]
 
     changed = []
-    for page in page_files():
+    for page in trace_pages():
         if only and page.stem not in only:
             continue
         text = page.read_text(encoding="utf-8")
-        new = sources.resolve(text)
+        new = render_traces(sources.resolve(text))
         if not links_only:
             def example(match: re.Match) -> str:
                 key = (match["name"], match["op"])
@@ -68,3 +71,38 @@ def regenerate(links_only: bool = False, seconds: float = 6.0, connections: int 
             page.write_text(new, encoding="utf-8")
             changed.append(page)
     return changed
+
+
+TRACE = re.compile(r"(<!-- trace: (?P<name>\S+) -->\n)(?P<body>.*?)(<!-- /trace -->)", re.S)
+TRACE_DIAGRAM = re.compile(r"(<!-- trace-diagram: (?P<name>\S+) -->\n)(?P<body>.*?)(<!-- /trace-diagram -->)", re.S)
+
+
+def trace_pages() -> list[Path]:
+    return [*page_files(), DOCS / "request-paths.md"]
+
+
+def traced_entries() -> list[str]:
+    """The entries whose traces the pages render, in page order."""
+    names: list[str] = []
+    for page in trace_pages():
+        text = page.read_text(encoding="utf-8")
+        for pattern in (TRACE, TRACE_DIAGRAM):
+            names += [m["name"] for m in pattern.finditer(text) if m["name"] not in names]
+    return names
+
+
+class MissingTrace(LookupError):
+    """A page renders a trace that was never recorded: run `python -m anatomy --trace NAME`."""
+
+
+def stored_trace(name: str) -> dict:
+    trace = tracedata.load(name)
+    if trace is None:
+        raise MissingTrace(f"no trace of {name}: run `python -m anatomy --trace {name}`")
+    return trace
+
+
+def render_traces(text: str) -> str:
+    """Every trace block of a page re-rendered from the stored traces."""
+    text = TRACE.sub(lambda m: m[1] + tracerender.block(stored_trace(m["name"])) + m[4], text)
+    return TRACE_DIAGRAM.sub(lambda m: m[1] + tracerender.diagram(stored_trace(m["name"])) + "\n" + m[4], text)

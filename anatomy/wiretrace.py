@@ -1,0 +1,565 @@
+"""A wire trace of one stack: which process and thread accepts, reads and writes each request, with how
+many syscalls, and when the server closes idle, silent, stalled and draining connections.
+
+`python -m anatomy --trace NAME` starts the entry with one worker, attaches `strace -f -yy` to its
+process tree once it has booted (every thread, and every thread or process started later), and drives
+it from a client of its own on loopback, one phase after another:
+- keep-alive: three `GET /` on one connection (a new one when the server closes after a response);
+- idle: after the last response the connection stays silent until the server closes it (or BOUND_S);
+- silent: a new connection that sends nothing; stalled: one that sends a head without its blank line;
+- slow client: a head sent in three pieces a second apart, while a second client asks once;
+- SIGTERM: with an idle keep-alive connection open, what the client sees and when the tree is gone.
+strace prints every socket with its 4-tuple (-yy), so the client's port picks its connection's calls
+out of the whole tree's. The result is a dict (stored as docs/data/traces/NAME.json by
+anatomy.tracedata; rendered by anatomy.tracerender). A wait the server does not end is reported as
+not closed within BOUND_S, never waited out.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import re
+import signal
+import socket
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+
+from anatomy.census import SPAWNER, SUPERVISOR, WORKER, assign_roles, ProcessInfo
+from anatomy.session import ROOT, settle
+from harness import machine, versions
+from harness.entry import EntryProcess
+from processes.ports import free_port
+from servers.core import catalog
+
+BOUND_S = 40.0  # the longest a phase waits for the server to close a connection
+REQUESTS = 3  # on one keep-alive connection
+PAUSE_S = 0.3  # between phases and requests: a call's time says which one it belongs to
+SLOW_PIECES = (b"GET / HTTP/1.1\r\n", b"Host: trace\r\n", b"\r\n")
+SLOW_GAP_S = 1.3  # the head ends after 2.6 s: apart from the usual 2, 3 and 5 s timeouts
+HEAD = b"GET / HTTP/1.1\r\nHost: trace\r\n\r\n"
+STALLED = b"GET / HTTP/1.1\r\nHost: trace\r\n"  # no blank line: the head never ends
+SYSCALLS = ("accept,accept4,read,readv,recvfrom,recvmsg,write,writev,sendto,sendmsg,sendfile,shutdown,close,"
+            "clone,clone3,fork,vfork")
+KINDS = {"accept": "accept", "accept4": "accept", "read": "read", "readv": "read", "recvfrom": "read",
+         "recvmsg": "read", "write": "write", "writev": "write", "sendto": "write", "sendmsg": "write",
+         "sendfile": "write", "shutdown": "close", "close": "close"}
+_LINE = re.compile(r"^(?P<tid>\d+)\s+(?P<t>\d+\.\d+)\s+(?P<rest>.*)$")
+_RESUMED = re.compile(r"^<\.\.\. (?P<call>\w+) resumed>(?P<rest>.*)$")
+_CALL = re.compile(r"^(?P<call>\w+)\((?P<rest>.*)$")
+_RET = re.compile(r"\)\s+=\s+(?P<ret>-?\d+|\?)(?P<after>.*)$")
+_TOOK = re.compile(r"<(?P<s>\d+\.\d+)>$")
+
+
+@dataclass
+class Call:
+    tid: int
+    start: float
+    end: float
+    call: str
+    text: str  # arguments and return, unfinished and resumed halves joined
+    ret: int | None
+
+    @property
+    def kind(self) -> str:
+        return KINDS.get(self.call, "")
+
+    @property
+    def failed(self) -> str:
+        """The errno name of a failed call (EAGAIN: a non-blocking read that found nothing)."""
+        match = re.search(r"= -1 (E\w+)", self.text)
+        return match[1] if match else ""
+
+
+def parse_strace(text: str) -> list[Call]:
+    """The calls of an `strace -f -ttt -yy -o FILE` log, unfinished and resumed halves joined."""
+    calls, pending = [], {}
+    for line in text.splitlines():
+        match = _LINE.match(line)
+        if not match:
+            continue
+        tid, t, rest = int(match["tid"]), float(match["t"]), match["rest"]
+        if rest.startswith("+++") or rest.startswith("---"):
+            continue
+        resumed = _RESUMED.match(rest)
+        if resumed:
+            start, call, head = pending.pop((tid, resumed["call"]), (t, resumed["call"], ""))
+            body = head + resumed["rest"]
+        else:
+            plain = _CALL.match(rest)
+            if not plain:
+                continue
+            if rest.endswith("<unfinished ...>"):
+                pending[(tid, plain["call"])] = (t, plain["call"], plain["rest"][:-len("<unfinished ...>")])
+                continue
+            start, call, body = t, plain["call"], plain["rest"]
+        ret = _RET.search(body)
+        value = int(ret["ret"]) if ret and ret["ret"] != "?" else None
+        took = _TOOK.search(body)
+        calls.append(Call(tid, start, t + float(took["s"]) if took else t, call, body, value))
+    return calls
+
+
+def on_connection(calls: list[Call], client_port: int) -> list[Call]:
+    """The calls on the server's socket of the connection whose client end is client_port."""
+    mark = f":{client_port}]>"
+    return [c for c in calls if c.kind and mark in c.text]
+
+
+@dataclass
+class Threads:
+    """Who each traced tid is: its process (pid, role) and a readable label."""
+
+    root: int
+    process_of: dict[int, int] = field(default_factory=dict)  # tid -> pid
+    comm: dict[int, str] = field(default_factory=dict)
+    roles: dict[int, str] = field(default_factory=dict)
+    order: dict[int, int] = field(default_factory=dict)  # pid -> how many non-main threads named so far
+    numbers: dict[int, int] = field(default_factory=dict)
+    commands: dict[int, str] = field(default_factory=dict)  # pid -> command line, for the roles
+    go: bool = False
+
+    def snapshot(self) -> None:
+        try:
+            procs = [psutil.Process(self.root), *psutil.Process(self.root).children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return
+        for proc in procs:
+            try:
+                for thread in proc.threads():
+                    self.process_of.setdefault(thread.id, proc.pid)
+                    if thread.id not in self.comm:
+                        self.comm[thread.id] = _comm(proc.pid, thread.id)
+            except psutil.Error:
+                continue
+
+    def learn_clones(self, calls: list[Call]) -> None:
+        """Threads and processes started while traced: a clone with CLONE_THREAD is a thread of its caller's process."""
+        for c in calls:
+            if c.call in ("clone", "clone3", "fork", "vfork") and c.ret and c.ret > 0:
+                parent = self.process_of.get(c.tid, c.tid)
+                self.process_of.setdefault(c.ret, parent if "CLONE_THREAD" in c.text else c.ret)
+
+    def assign_roles(self, serving: set[int]) -> None:
+        infos = []
+        for pid in sorted(set(self.process_of.values())):
+            infos.append(ProcessInfo(pid, 0, "", self.commands.get(pid, "")))
+        assign_roles(infos, self.root, serving)
+        self.roles = {i.pid: i.role for i in infos}
+
+    def process_label(self, pid: int) -> str:
+        role = self.roles.get(pid, WORKER)
+        if pid == self.root and role == WORKER:
+            return "the process"
+        return {SUPERVISOR: "the supervisor"}.get(role, f"the {role}")
+
+    def label(self, tid: int) -> str:
+        pid = self.process_of.get(tid, tid)
+        if self.go:  # goroutines move between the runtime's threads: a thread is no role of its own
+            if tid not in self.numbers:
+                self.order[pid] = self.order.get(pid, 0) + 1
+                self.numbers[tid] = self.order[pid]
+            return f"Go runtime thread {self.numbers[tid]}"
+        if tid == pid:
+            return f"{self.process_label(pid)}'s main thread"
+        if tid not in self.numbers:
+            self.order[pid] = self.order.get(pid, 0) + 1
+            self.numbers[tid] = self.order[pid]
+        name = self.comm.get(tid, "")
+        main_name = self.comm.get(pid, "")
+        named = f" ({name})" if name and name != main_name else ""
+        return f"{self.process_label(pid)}'s thread {self.numbers[tid]}{named}"
+
+
+def _comm(pid: int, tid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/task/{tid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def read_response(sock: socket.socket) -> tuple[bytes, bytes]:
+    """(head, body) of one response with a Content-Length; b"" head when the server closed first."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return b"", data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                   if line.lower().startswith(b"content-length:")), None)
+    while length is not None and len(body) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head + b"\r\n\r\n", body
+
+
+def wait_closed(sock: socket.socket, bound: float) -> tuple[float | None, str, bytes]:
+    """Seconds until the server ends the connection (None: still open after bound), how (FIN or RST) and
+    what it sent meanwhile."""
+    started = time.time()
+    sent = b""
+    sock.settimeout(bound)
+    try:
+        while True:
+            left = bound - (time.time() - started)
+            if left <= 0:
+                return None, "open", sent
+            sock.settimeout(left)
+            chunk = sock.recv(65536)
+            if not chunk:
+                return time.time() - started, "FIN", sent
+            sent += chunk
+    except socket.timeout:
+        return None, "open", sent
+    except ConnectionResetError:
+        return time.time() - started, "RST", sent
+
+
+class Client:
+    """The phases, each recording its client ports and wall-clock marks for the trace's calls."""
+
+    def __init__(self, port: int, bound: float):
+        self.port, self.bound = port, bound
+        self.marks: dict = {}
+
+    def connect(self) -> socket.socket:
+        sock = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock
+
+    def keep_alive(self) -> socket.socket | None:
+        """REQUESTS requests, on one connection while the server keeps it; the last one's socket if open."""
+        sock, requests = None, []
+        for n in range(1, REQUESTS + 1):
+            if sock is None:
+                connected = time.time()
+                sock = self.connect()
+            else:
+                connected = None
+            sent = time.time()
+            sock.sendall(HEAD)
+            head, body = read_response(sock)
+            done = time.time()
+            sock.settimeout(PAUSE_S)
+            try:
+                closed = sock.recv(1) == b""
+            except socket.timeout:
+                closed = False
+            except ConnectionResetError:
+                closed = True
+            requests.append({"n": n, "port": sock.getsockname()[1], "connected": connected, "sent": sent,
+                             "done": done, "status": head.split(b"\r\n", 1)[0].decode("latin-1"),
+                             "head_bytes": len(head), "body_bytes": len(body), "server_closed": closed})
+            if closed:
+                sock.close()
+                sock = None
+        self.marks["requests"] = requests
+        return sock
+
+    def idle(self, sock: socket.socket | None) -> None:
+        if sock is None:
+            self.marks["idle"] = {"port": None}
+            return
+        done = self.marks["requests"][-1]["done"]  # idle since the last response, not since this wait began
+        after, how, _ = wait_closed(sock, self.bound - (time.time() - done))
+        ended = time.time()
+        self.marks["idle"] = {"port": sock.getsockname()[1], "from": done, "how": how,
+                              "after_s": None if after is None else ended - done}
+        sock.close()
+
+    def silent(self, name: str, send: bytes) -> None:
+        sock = self.connect()
+        sock.sendall(send)
+        started = time.time()
+        after, how, answer = wait_closed(sock, self.bound)
+        self.marks[name] = {"port": sock.getsockname()[1], "from": started, "after_s": after, "how": how,
+                            "answer": answer.split(b"\r\n", 1)[0].decode("latin-1") if answer else ""}
+        sock.close()
+
+    def slow(self) -> None:
+        """A head in pieces SLOW_GAP_S apart; halfway through the first gap another client asks once."""
+        slow = self.connect()
+        other: dict = {}
+
+        def ask() -> None:
+            time.sleep(SLOW_GAP_S / 2)
+            sock = self.connect()
+            other["port"] = sock.getsockname()[1]
+            sent = time.time()
+            sock.settimeout(self.bound)
+            try:
+                sock.sendall(HEAD)
+                head, _ = read_response(sock)
+                other["latency_s"] = time.time() - sent if head else None
+            except (socket.timeout, OSError):
+                other["latency_s"] = None
+            sock.close()
+
+        asker = threading.Thread(target=ask, daemon=True)
+        started = time.time()
+        asker.start()
+        for i, piece in enumerate(SLOW_PIECES):
+            if i:
+                time.sleep(SLOW_GAP_S)
+            slow.sendall(piece)
+        slow.settimeout(self.bound)
+        outcome = "answered"
+        try:
+            head, _ = read_response(slow)
+            outcome = "answered" if head else "closed unanswered"
+        except socket.timeout:
+            head, outcome = b"", "unanswered"
+        except OSError:
+            head, outcome = b"", "reset"
+        done = time.time()
+        asker.join(self.bound + 5)
+        self.marks["slow"] = {"port": slow.getsockname()[1], "from": started, "pieces": len(SLOW_PIECES),
+                              "gap_s": SLOW_GAP_S, "until": done,
+                              "answered_s": round(done - started, 3) if head else None, "outcome": outcome,
+                              "ended_s": round(done - started, 3) if outcome != "unanswered" else None,
+                              "status": head.split(b"\r\n", 1)[0].decode("latin-1"), "other": other}
+        slow.close()
+
+
+def sigterm(server: EntryProcess, client: Client, bound: float) -> dict:
+    """SIGTERM to the entry with an idle keep-alive connection open (and a new connection tried just after):
+    what that client sees, when, and when the whole tree is gone."""
+    sock = client.connect()
+    sock.sendall(HEAD)
+    read_response(sock)
+    sock.settimeout(PAUSE_S)
+    try:
+        kept = sock.recv(1) != b""
+    except socket.timeout:
+        kept = True
+    except OSError:
+        kept = False
+    if not kept:  # the server closes after each response: hold a connection that has sent nothing yet
+        sock.close()
+        sock = client.connect()
+        time.sleep(PAUSE_S)
+    procs = server.tree()
+    sent = time.time()
+    server.proc.send_signal(signal.SIGTERM)
+    seen: dict = {}
+
+    def watch() -> None:
+        after, how, _ = wait_closed(sock, bound)
+        seen.update(after_s=after, how=how)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    time.sleep(0.2)
+    new = "refused"
+    try:
+        late = socket.create_connection(("127.0.0.1", client.port), timeout=3)
+        late.settimeout(3)
+        try:
+            late.sendall(HEAD)
+            head, _ = read_response(late)
+            new = f"served ({head.split(b' ', 2)[1].decode()})" if head else "accepted, then closed unanswered"
+        except socket.timeout:
+            new = "connected, unanswered in 3 s"
+        except OSError:
+            new = "reset"
+        late.close()
+    except ConnectionRefusedError:
+        pass
+    except OSError as exc:
+        new = f"failed ({exc.__class__.__name__})"
+    gone, _ = psutil.wait_procs(procs, timeout=bound)
+    tree_s = time.time() - sent if len(gone) == len(procs) else None
+    watcher.join(bound + 1)
+    port = sock.getsockname()[1]
+    sock.close()
+    return {"port": port, "open_connection": "idle keep-alive" if kept else "connected, nothing sent", "client_sees": seen.get("how", "open"),
+            "client_after_s": _round(seen.get("after_s")), "tree_gone_s": _round(tree_s),
+            "new_connection_after_0.2_s": new}
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
+def summarize(calls: list[Call], threads: Threads, start: float, end: float) -> dict:
+    """Calls of one connection within [start, end): counts per kind and call, the threads, write sizes."""
+    inside = [c for c in calls if start <= c.start < end]
+    out: dict = {}
+    for kind in ("accept", "read", "write", "close"):
+        mine = [c for c in inside if c.kind == kind]
+        if not mine:
+            continue
+        calls_by_name: dict[str, int] = {}
+        for c in mine:
+            key = c.call + (f" ({c.failed})" if c.failed else "")
+            calls_by_name[key] = calls_by_name.get(key, 0) + 1
+        entry = {"count": len([c for c in mine if not c.failed]), "calls": calls_by_name,
+                 "threads": sorted({threads.label(c.tid) for c in mine})}
+        if kind == "write":
+            entry["bytes"] = [c.ret for c in mine if c.ret is not None and c.ret >= 0]
+        if kind == "read":
+            entry["empty"] = sum(1 for c in mine if c.failed == "EAGAIN")
+        out[kind] = entry
+    return out
+
+
+def sequence(calls: list[Call], threads: Threads, start: float, end: float) -> list[dict]:
+    """The connection's calls within [start, end) in order, a run of one call on one thread as one step."""
+    steps: list[dict] = []
+    for c in calls:
+        if not start <= c.start < end:
+            continue
+        call = c.call + (f" ({c.failed})" if c.failed else "")
+        thread = threads.label(c.tid)
+        if steps and steps[-1]["call"] == call and steps[-1]["thread"] == thread:
+            steps[-1]["times"] += 1
+        else:
+            steps.append({"thread": thread, "kind": c.kind, "call": call, "times": 1, "bytes": []})
+        if c.kind == "write" and c.ret is not None and c.ret >= 0:
+            steps[-1]["bytes"].append(c.ret)
+    return steps
+
+
+def closer(calls: list[Call], threads: Threads, after: float, until: float) -> dict:
+    """Who ended the connection between `after` and `until` (when the client saw it end): the first
+    shutdown or close on it."""
+    for c in calls:
+        if c.kind == "close" and after <= c.start <= until:
+            return {"call": c.call, "thread": threads.label(c.tid), "at_s": round(c.start - after, 3)}
+    return {}
+
+
+def run(name: str, bound: float = BOUND_S, workdir: Path | None = None, log=print) -> dict:
+    """Trace the entry (measure), then read the trace (analyze)."""
+    return analyze(measure(name, bound, workdir, log))
+
+
+def measure(name: str, bound: float = BOUND_S, workdir: Path | None = None, log=print) -> Path:
+    """Run the phases under strace; the strace log and the client's marks go to the returned folder."""
+    entry = catalog.get(name)
+    workdir = Path(workdir or ROOT / "results" / "trace") / name
+    workdir.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    log(f"tracing {name}")
+    server = EntryProcess(entry.name, ["--port", str(port), "--workers", "1"], workdir / "server.log").start()
+    tracer = None
+    began = time.monotonic()
+    try:
+        settle(server.pid)
+        threads = Threads(server.pid)
+        threads.snapshot()
+        pids = sorted(set(threads.process_of.values()))
+        tracer = subprocess.Popen(["strace", "-f", "-ttt", "-T", "-yy", "-s", "0", "-e", f"trace={SYSCALLS}",
+                                   "-o", str(workdir / "strace.txt"),
+                                   *[a for pid in pids for a in ("-p", str(pid))]],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1.0)  # strace attaches every thread of every process
+        client = Client(port, bound)
+        sock = client.keep_alive()
+        threads.snapshot()
+        client.idle(sock)
+        time.sleep(PAUSE_S)
+        client.silent("silent", b"")
+        time.sleep(PAUSE_S)
+        client.silent("stalled", STALLED)
+        time.sleep(PAUSE_S)
+        client.slow()
+        threads.snapshot()
+        time.sleep(PAUSE_S)
+        client.marks["sigterm"] = sigterm(server, client, bound)
+    finally:
+        server.stop()
+        if tracer is not None:
+            try:
+                tracer.wait(10)
+            except subprocess.TimeoutExpired:
+                tracer.terminate()
+                tracer.wait(10)
+    took = round(time.monotonic() - began, 1)
+    roles_hint = {}
+    for pid in set(threads.process_of.values()):
+        try:
+            roles_hint[pid] = " ".join(psutil.Process(pid).cmdline())
+        except psutil.Error:
+            roles_hint[pid] = ""
+    (workdir / "marks.json").write_text(json.dumps({
+        "entry": name, "bound_s": bound, "took_s": took, "marks": client.marks, "root": server.pid,
+        "process_of": threads.process_of, "comm": threads.comm, "commands": roles_hint,
+        "versions": versions.for_entry(name), "machine": machine.summary(machine.describe()),
+        "date": datetime.date.today().isoformat()}, indent=1))
+    log(f"traced {name} in {took} s")
+    return workdir
+
+
+def analyze(workdir: Path) -> dict:
+    """The trace's facts, from a folder measure() wrote."""
+    saved = json.loads((Path(workdir) / "marks.json").read_text())
+    name, marks = saved["entry"], saved["marks"]
+    entry = catalog.get(name)
+    threads = Threads(saved["root"], {int(k): v for k, v in saved["process_of"].items()},
+                      {int(k): v for k, v in saved["comm"].items()},
+                      commands={int(k): v for k, v in saved["commands"].items()}, go=entry.language == "go")
+    calls = parse_strace((Path(workdir) / "strace.txt").read_text(errors="replace"))
+    threads.learn_clones(calls)
+    serving = {threads.process_of.get(c.tid, c.tid) for c in calls if c.kind in ("accept", "read", "write")
+               and "TCP:[" in c.text}
+    threads.assign_roles(serving)
+    result = {"entry": name, "server": entry.server, "framework": entry.framework, "model": entry.model,
+              "versions": saved["versions"], "machine": saved["machine"], "date": saved["date"],
+              "command": f"python -m anatomy --trace {name}", "workers": 1, "bound_s": saved["bound_s"],
+              "took_s": saved["took_s"]}
+    result["processes"] = [{"pid": pid, "role": threads.roles.get(pid, "")}
+                           for pid in sorted(set(threads.process_of.values()))]
+    result["requests"] = _requests(marks["requests"], calls, threads)
+    for phase in ("idle", "silent", "stalled"):
+        mark = marks[phase]
+        if mark.get("port") is None:
+            result[phase] = {"after_s": None, "how": "closed after the response", "closer": {}}
+            continue
+        conn = on_connection(calls, mark["port"])
+        seen = mark["from"] + mark["after_s"] if mark["after_s"] is not None else mark["from"]
+        result[phase] = {"after_s": _round(mark["after_s"]), "how": mark["how"],
+                         "answer": mark.get("answer", ""), "accepted": any(c.kind == "accept" for c in conn),
+                         "closer": closer(conn, threads, mark["from"], seen + 0.05)
+                         if mark["after_s"] is not None else {},
+                         "reads": summarize(conn, threads, 0, float("inf")).get("read", {})}
+    slow = marks["slow"]
+    conn = on_connection(calls, slow["port"])
+    result["slow"] = {"pieces": slow.get("pieces", 3), "gap_s": slow.get("gap_s", 1.0), "answered_s": slow["answered_s"],
+                      "status": slow["status"], "outcome": slow.get("outcome", ""), "ended_s": slow.get("ended_s"),
+                      "closer": closer(conn, threads, slow["from"], slow["until"] + 0.05) if slow.get("ended_s")
+                      and slow.get("outcome") != "answered" else {},
+                      "calls": summarize(conn, threads, 0, float("inf")),
+                      "other_latency_s": _round(slow["other"].get("latency_s"))}
+    if slow["other"].get("port"):
+        result["slow"]["other_calls"] = summarize(on_connection(calls, slow["other"]["port"]), threads, 0,
+                                                  float("inf"))
+    result["sigterm"] = marks["sigterm"]
+    return result
+
+
+def _requests(marks: list[dict], calls: list[Call], threads: Threads) -> list[dict]:
+    out = []
+    for i, mark in enumerate(marks):
+        start = mark["connected"] or mark["sent"]
+        following = marks[i + 1] if i + 1 < len(marks) else None
+        if following and following["port"] == mark["port"]:
+            end = following["sent"]
+        else:  # the connection's last request: its closing calls too
+            end = float("inf") if following else mark["done"] + PAUSE_S
+        conn = on_connection(calls, mark["port"])
+        row = {k: mark[k] for k in ("n", "status", "head_bytes", "body_bytes", "server_closed")}
+        row["connection"] = list(dict.fromkeys(m["port"] for m in marks)).index(mark["port"]) + 1
+        row["new_connection"] = mark["connected"] is not None
+        row.update(summarize(conn, threads, start - 0.001, end))
+        row["sequence"] = sequence(conn, threads, start - 0.001, end)
+        out.append(row)
+    return out
