@@ -389,6 +389,7 @@ class Session:
     caveats: dict[str, tuple[str, ...]]  # stack -> the catalog's known limitations
     foreign_cpu_pct: tuple[float, float] | None = None  # median, max of the foreign load the runs saw
     void_reruns: tuple[int, int] | None = None  # void steps measured again, how many of those were not void then
+    unverified: tuple[str, ...] = ()  # stacks without a complete conformance and reliability record (their tag)
 
 
 def session(results: list[Result]) -> Session:
@@ -406,7 +407,8 @@ def session(results: list[Result]) -> Session:
         caveats=dict(sorted({r.entrypoint: tuple(r.caveats) for r in results if r.caveats}.items())),
         foreign_cpu_pct=(statistics.median(foreign), max(foreign)) if foreign else None,
         void_reruns=(again, sum(1 for r in results if r.mode and r.rerun and not r.superseded and not r.void_reasons))
-        if again else None)
+        if again else None,
+        unverified=tuple(sorted({r.entrypoint for r in results if "unverified" in r.tags})))
 
 
 # -- the report -----------------------------------------------------------------------------------

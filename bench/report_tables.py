@@ -250,6 +250,9 @@ def context(s: Session, report: Report | None = None) -> list[str]:
     lines += capacity_report.context(report) if report is not None else []
     if s.dev_only:
         lines.append(f"- **dev-only** stacks ({', '.join(s.dev_only)}) are measured to be compared, not deployed")
+    if s.unverified:
+        lines.append(f"- **unverified** stacks ({', '.join(s.unverified)}): no record of a complete conformance and "
+                     "reliability run yet (records/<entry>.json), so their caveats may be incomplete")
     if s.caveats:
         lines.append(f"- caveats: {len(s.caveats)} stacks have known limitations (the catalog's), each shown "
                      "collapsed by its stack's rows")

@@ -1,5 +1,5 @@
 """waitress (servers/adapters/waitress_server.py)."""
-from servers.adapters.sizing import LISTEN_BACKLOG
+from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
 from servers.core.specs import WSGI, Caveat, ServerSpec
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
@@ -11,8 +11,8 @@ SPECS = (
     ServerSpec(name="waitress", interface=WSGI, serve="servers.adapters.waitress_server:serve", model="threads",
                entry_suffix="waitress", workers=1,
                description="waitress, an event loop that buffers requests for a thread pool",
-               details="One process: an event loop reads whole requests and buffers whole responses, and 16 "
-                       "threads run the app (a blocking backend call holds one thread). Keep-alive on; "
+               details="One process: an event loop reads whole requests and buffers whole responses, and "
+                       f"{THREADS_PER_WORKER} threads run the app (a blocking backend call holds one thread). Keep-alive on; "
                        f"waitress listens with a backlog of {LISTEN_BACKLOG} but serves at most 100 connections at once "
                        "(connection_limit), the rest waiting unaccepted. SIGTERM stops the loop and its "
                        "threads.",

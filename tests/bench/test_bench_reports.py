@@ -134,3 +134,15 @@ def test_closed_loop_percentiles_carry_the_coordinated_omission_mark(raw):
     assert CO_MARK not in wsgiref  # open loop: latency from each request's intended send
     labels = {row.config.tool: charts.latency_label(row, True, True) for row in report.rows if row.ok}
     assert all(labels[t].endswith(CO_MARK) for t in ("wrk", "ab", "hey")) and CO_MARK not in labels["vegeta"]
+
+
+def test_the_report_names_the_unverified_stacks(raw):
+    """A stack without a complete record carries the catalog's `unverified` tag into its results."""
+    results = sample(raw)
+    for r in results:
+        r.tags = [t for t in r.tags if t != catalog.UNVERIFIED]
+    results[0].tags.append(catalog.UNVERIFIED)
+    md = results_md.render(model.build(results))
+    assert f"**unverified** stacks ({results[0].entrypoint})" in md
+    results[0].tags.remove(catalog.UNVERIFIED)
+    assert "**unverified**" not in results_md.render(model.build(results))
