@@ -61,6 +61,12 @@ def verdict(a) -> list[str]:
                    f"{'; '.join(s.void_reasons)}{foreign}.")
     for s in a.none_held:
         out.append(f"{_named(s)} held no rate it was offered within the SLO.")
+    unverified = [s for s in a.standings if s.verification == "unverified"]
+    if unverified:
+        out.append(("Unverified (no complete conformance and reliability run in its record, records/): "
+                    if len(unverified) < len(a.standings) else "Every stack here is unverified (no complete "
+                    "conformance and reliability run in its record, records/): ")
+                   + ", ".join(_named(s) for s in unverified) + ".")
     costs = a.by_cost
     if costs and a.common_rate:
         elsewhere = [s for s in costs if s.cost_rate != a.common_rate]

@@ -307,8 +307,16 @@ def _span(c: Capacity) -> tuple[float, float] | None:
     return c.interval or ((c.capacity, c.capacity) if c.capacity is not None else None)
 
 
-def answer(operation: str, group: list[Capacity], common: float | None,
-           verification: Callable[[str], str] = lambda name: "") -> Answer:
+def verification(r: Result) -> str:
+    """What the run recorded of the stack's verification record (servers/core/records.py, through the
+    catalog's tags): "unverified" while it lacks a complete conformance and reliability run; "" for
+    results without the catalog's tags (a --target run, a hand-made result)."""
+    if not r.tags:
+        return ""
+    return catalog.UNVERIFIED if catalog.UNVERIFIED in r.tags else "verified"
+
+
+def answer(operation: str, group: list[Capacity], common: float | None) -> Answer:
     ranked = sorted((c for c in group if c.capacity is not None and not c.void), key=lambda c: -c.capacity)
     rest = sorted((c for c in group if c.void), key=lambda c: -(c.capacity or 0)) + \
         sorted((c for c in group if c.capacity is None and not c.void), key=lambda c: c.entrypoint)
@@ -324,7 +332,7 @@ def answer(operation: str, group: list[Capacity], common: float | None,
             void_reasons=tuple(c.void_reasons), cost_rate=rate, cpu_us=cpu, rss_mb=rss,
             cost_ratio=cpu / cheapest if cpu and cheapest else None,
             dev_only=bool(getattr(c.first, "dev_only", False)), caveats=tuple(getattr(c.first, "caveats", ()) or ()),
-            verification=verification(c.entrypoint),
+            verification=verification(c.first),
             void_foreign_cpu_pct=max((r.foreign_cpu_pct for r in c.curve() if r.void_reasons
                                       and r.foreign_cpu_pct is not None), default=None)))
     top = [s for s in standings if s.rank is not None]
@@ -332,12 +340,11 @@ def answer(operation: str, group: list[Capacity], common: float | None,
     return Answer(operation, group[0].slo.describe(), common, tuple(standings), links)
 
 
-def answers(caps: list[Capacity], common_rates: dict[str, float | None],
-            verification: Callable[[str], str] = lambda name: "") -> list[Answer]:
+def answers(caps: list[Capacity], common_rates: dict[str, float | None]) -> list[Answer]:
     """One Answer per operation, in the catalog's order of the operations."""
     groups = capacity.by_operation(caps)
     order = [op for op in catalog.ALL_OPS if op in groups] + sorted(set(groups) - set(catalog.ALL_OPS))
-    return [answer(op, groups[op], common_rates.get(op), verification) for op in order]
+    return [answer(op, groups[op], common_rates.get(op)) for op in order]
 
 
 # -- the session ----------------------------------------------------------------------------------
@@ -408,7 +415,7 @@ def session(results: list[Result]) -> Session:
         foreign_cpu_pct=(statistics.median(foreign), max(foreign)) if foreign else None,
         void_reruns=(again, sum(1 for r in results if r.mode and r.rerun and not r.superseded and not r.void_reasons))
         if again else None,
-        unverified=tuple(sorted({r.entrypoint for r in results if "unverified" in r.tags})))
+        unverified=tuple(sorted({r.entrypoint for r in results if verification(r) == catalog.UNVERIFIED})))
 
 
 # -- the report -----------------------------------------------------------------------------------

@@ -415,3 +415,23 @@ def test_the_report_says_the_foreign_load_the_void_reruns_and_where_the_backends
         in md
     assert "- Ranked by capacity: `a` 1,000/s" in md  # a's capacity from its second look at 1,000/s
     assert "taskset: server on cpu 0, load tool on cpu 1; local backends on cpu 0 (with the server)" in md
+
+
+def test_a_stack_without_a_verification_record_shows_as_unverified():
+    from dataclasses import replace
+
+    from bench import model, results_md
+    from servers.core import catalog
+
+    def tagged(r, verified):
+        return replace(r, tags=[catalog.PRODUCTION] + ([] if verified else [catalog.UNVERIFIED]))
+
+    results = [tagged(r, True) for r in bracket("a", 1000, 2000)] + [tagged(r, False) for r in bracket("b", 500, 700)]
+    results += bracket("c", 300, 400)  # a result without the catalog's tags: not known
+    (a,) = model.build(results).answers
+    assert {s.entrypoint: s.verification for s in a.standings} == {"a": "verified", "b": "unverified", "c": ""}
+    md = results_md.render(model.build(results))
+    assert "- Unverified (no complete conformance and reliability run in its record, records/): `b`." in md
+    row = next(line for line in md.splitlines() if line.startswith("| 2 | `b` |"))
+    assert "| unverified |" in row
+    assert "- **unverified** stacks (b): no record of a complete conformance" in md
