@@ -37,8 +37,7 @@ _ADAPTERS = ("servers/adapters/",)
 APP_PACKAGES = ("servers/apps/", "main.", "refsuite/servers/go/internal/contract.")
 # Every driver's code and the suite's backend access, as backends/drivers.py and redis_clients.py declare them.
 DRIVER_PACKAGES = catalog.DRIVER_CODE_PATHS
-JSON_PACKAGES = ("json/", "orjson", "ujson", "simplejson/", "encoding/json.", "github.com/bytedance/sonic",
-                 "github.com/goccy/go-json", "github.com/json-iterator/", "github.com/ugorji/go/codec")
+JSON_PACKAGES = catalog.JSON_CODE_PATHS  # the apps' JSON code, as their specs declare it
 
 
 @dataclass(frozen=True)

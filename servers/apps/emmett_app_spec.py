@@ -13,5 +13,6 @@ SPECS = (
                           "(orjson). Mongo through AsyncMongoClient and Redis through redis.asyncio, made in the "
                           "worker's loop.",
                   pip_packages=("emmett", "emmett-core", "orjson"), lesson="emmett",
-                  code_paths=("emmett/", "emmett_core/")),  # orjson: the anatomy's json layer
+                  code_paths=("emmett/", "emmett_core/"),
+                  json_paths=("json/", "orjson")),  # orjson: the anatomy's json layer
 )

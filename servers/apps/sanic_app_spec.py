@@ -20,7 +20,8 @@ SPECS = (
                           "(sanic_redispy: without it; sanic_glide: valkey-glide; sanic_coredis: coredis; "
                           "docs/backends/redis.md compares them).",
                   driver_variants=("motor",), redis_variants=("redispy", "glide", "coredis"),
-                  combination_caveats=(("sanic", _ASTERISK),), **_COMMON),
+                  combination_caveats=(("sanic", _ASTERISK),), **_COMMON,
+                  json_paths=("json/", "ujson")),
     FrameworkSpec(name="sanic_asgi", prefix="sanic", title="Sanic's app as an ASGI app", interface=ASGI,
                   factory="servers.apps.sanic_app:create_asgi_app",
                   details="The same Sanic app (routes, handlers, error handlers as `python -m servers.sanic` "
@@ -28,5 +29,6 @@ SPECS = (
                           "come from the server (so the app adds neither), Sanic's lifecycle events from ASGI "
                           "lifespan. Sanic's ASGI layer sends no Content-Length (its own server computes it), so "
                           "every response is framed chunked.",
-                  servers=("uvicorn",), combination_caveats=(("uvicorn", _ASTERISK),), **_COMMON),
+                  servers=("uvicorn",), combination_caveats=(("uvicorn", _ASTERISK),), **_COMMON,
+                  json_paths=("json/", "ujson")),
 )

@@ -87,6 +87,8 @@ APPS: dict[str, FrameworkSpec] = {spec.name: spec for spec in _APP_SPECS}
 # The frame path prefixes of every driver (Mongo, Redis, Go) and of the suite's backend access: the
 # anatomy's driver layer (backends/drivers.py declares them).
 DRIVER_CODE_PATHS: tuple[str, ...] = drivers.code_paths()
+# The frame path prefixes of the JSON code the apps run (their specs' json_paths): the anatomy's json layer.
+JSON_CODE_PATHS: tuple[str, ...] = tuple(dict.fromkeys(p for app in APPS.values() for p in app.json_paths))
 
 PRODUCTION = "production"
 DEV_ONLY = "dev-only"

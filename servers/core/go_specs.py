@@ -31,20 +31,24 @@ SERVER_SPECS = (
                code_paths=("github.com/valyala/fasthttp.", "net.", "internal/poll.", "bufio.")),
 )
 
-_COMMON = dict(interface=GO, factory="", language="go", lesson="go-frameworks")
+GO_JSON = ("encoding/json.",)
+_COMMON = dict(interface=GO, factory="", language="go", lesson="go-frameworks", json_paths=GO_JSON)
 
 FRAMEWORK_SPECS = (
     FrameworkSpec(name="echo", framework="echo", title="Go Echo v4", pip_packages=("github.com/labstack/echo/v4",),
                   code_paths=("github.com/labstack/echo/",), **_COMMON),
     FrameworkSpec(name="gin", framework="gin", title="Go Gin", pip_packages=("github.com/gin-gonic/gin",),
-                  code_paths=("github.com/gin-gonic/gin",), **_COMMON),
+                  code_paths=("github.com/gin-gonic/gin",),
+                  # encoding/json, or the codec a build tag picks (sonic, go-json, jsoniter), ugorji's for binding
+                  **{**_COMMON, "json_paths": (*GO_JSON, "github.com/bytedance/sonic", "github.com/goccy/go-json",
+                                               "github.com/json-iterator/", "github.com/ugorji/go/codec")}),
     FrameworkSpec(name="nethttp", framework="nethttp", title="Go net/http ServeMux",
                   code_paths=("net/http.(*ServeMux)", "net/http.(*routingNode)", "net/http.(*pattern)"), **_COMMON),
     FrameworkSpec(name="fasthttp", framework="fasthttp", title="Go fasthttp", interface="fasthttp", factory="",
                   language="go", pip_packages=("github.com/valyala/fasthttp",),
                   details="One RequestHandler switches on ctx.Path() (fasthttp has no router) and writes "
                           "encoding/json bodies into the RequestCtx; drivers get their own context, since the "
-                          "ctx is reused once the handler returns."),
+                          "ctx is reused once the handler returns.", json_paths=GO_JSON),
 )
 
 # Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).

@@ -91,6 +91,7 @@ class FrameworkSpec:
     # "invalid"): a server's "checks no Host" caveat does not show for those on its stacks.
     host_checks: tuple[str, ...] = ()
     default_server: str = ""  # its default server: compose names that entry <framework>-<family> too
+    json_paths: tuple[str, ...] = ("json/",)  # frame path prefixes of the JSON code it runs (the anatomy's json layer)
 
     @property
     def entry_prefix(self) -> str:
