@@ -1,6 +1,7 @@
 """Helpers for the lesson tests: raw HTTP on a socket, stacks of a running process (py-spy dump)."""
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import socket
 import subprocess
@@ -95,3 +96,10 @@ def strace(pids: list[int], calls: str, action, settle: float = 0.3) -> list[Sys
 def threads_of(pid: int) -> dict[int, str]:
     """Thread id -> thread name (comm) of every thread of pid."""
     return {t.id: open(f"/proc/{pid}/task/{t.id}/comm").read().strip() for t in psutil.Process(pid).threads()}
+
+
+def needs(*modules: str):
+    """Skip the test when one of modules (an extra's packages) is not installed: a missing extra skips
+    only the tests that use it, the module still collects."""
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
+    return pytest.mark.skipif(bool(missing), reason=f"not installed: {', '.join(missing)} (an extra)")

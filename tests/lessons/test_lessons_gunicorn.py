@@ -12,14 +12,17 @@ import threading
 import time
 
 import pytest
-from gunicorn import util
-from gunicorn.arbiter import Arbiter
-from gunicorn.config import Config
-from gunicorn.workers.sync import SyncWorker
-from gunicorn.workers.workertmp import WorkerTmp
 
-from lessontools import HELLO, connect, dump, read_response, workers
-from serverproc import ServerProcess
+pytest.importorskip("gunicorn", reason="the gunicorn extra is not installed")  # every test here is gunicorn's
+
+from gunicorn import util  # noqa: E402
+from gunicorn.arbiter import Arbiter  # noqa: E402
+from gunicorn.config import Config  # noqa: E402
+from gunicorn.workers.sync import SyncWorker  # noqa: E402
+from gunicorn.workers.workertmp import WorkerTmp  # noqa: E402
+
+from lessontools import HELLO, connect, dump, needs, read_response, workers  # noqa: E402
+from serverproc import ServerProcess  # noqa: E402
 
 
 def _pair() -> tuple[socket.socket, socket.socket]:
@@ -216,6 +219,7 @@ GEVENT_ACCEPTS = textwrap.dedent("""
 """)
 
 
+@needs("gevent")
 def test_gunicorn_gevent_accepts_one_connection_per_loop_turn_with_more_than_one_worker():
     out = subprocess.run([sys.executable, "-c", GEVENT_ACCEPTS], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr

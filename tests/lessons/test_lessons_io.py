@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from lessontools import HELLO, connect, read_response, strace, workers
+from lessontools import HELLO, connect, needs, read_response, strace, workers
 from serverproc import ServerProcess, free_port
 
 WRITES = "write,writev,sendto,sendmsg"
@@ -29,6 +29,7 @@ def response_writes(pid: int, client) -> list[tuple[int, str]]:
             if "HTTP/1.1" in call.line or "Hello, World!" in call.line]
 
 
+@needs("waitress", "flask")
 def test_waitress_writes_head_and_body_from_the_task_thread():
     """waitress.md: with send_bytes = 1 (its default), write_soon flushes from the task thread that ran
     the app: two sendto calls (head, then body), neither by the main loop's thread."""
@@ -48,6 +49,7 @@ def test_waitress_writes_head_and_body_from_the_task_thread():
         server.stop()
 
 
+@needs("uvicorn", "starlette")
 def test_uvicorn_writes_the_head_and_the_body_in_two_writes_from_the_loop_thread():
     """uvicorn.md: RequestResponseCycle.send writes at http.response.start (the head) and again at
     http.response.body: two write calls per response, both on the worker's one loop thread."""
@@ -64,6 +66,7 @@ def test_uvicorn_writes_the_head_and_the_body_in_two_writes_from_the_loop_thread
         server.stop()
 
 
+@needs("uvicorn", "starlette")
 def test_uvicorn_supervisor_pings_each_worker_every_half_second():
     """uvicorn.md: Multiprocess.run wakes every 0.5 s and pings each worker over its pipe; the
     worker's health-check thread reads each ping."""
@@ -77,6 +80,7 @@ def test_uvicorn_supervisor_pings_each_worker_every_half_second():
         server.stop()
 
 
+@needs("gunicorn")
 def test_gunicorn_sync_sends_the_head_and_the_body_in_two_sendall_calls():
     """request-paths.md: the sync worker sends the head (send_headers) and then the body: two sendto
     calls, then shuts its write side."""
@@ -129,6 +133,7 @@ class _Transport:
         pass
 
 
+@needs("uvicorn", "httptools")
 def test_uvicorn_pauses_reading_on_a_buffered_request_body_and_the_apps_send_on_a_full_write_buffer():
     """uvicorn.md: HIGH_WATER_LIMIT (64 KiB) is about the request body buffered for the app (past it,
     reading pauses); a full write buffer (the transport calls pause_writing) does not pause reading,
@@ -192,6 +197,7 @@ GRANIAN_APP = textwrap.dedent("""
 """)
 
 
+@needs("granian")
 def test_granian_closes_an_idle_keep_alive_connection_after_its_header_read_timeout(tmp_path, monkeypatch):
     """granian.md: the adapter gives granian no HTTP/1 settings, so its worker runs hyper with granian's
     header_read_timeout (30 s; src/conversion.rs, worker_http1_config_from_py), which since hyper 1.6 also
@@ -270,6 +276,7 @@ TWISTED_WSGI_WRITES = textwrap.dedent("""
 """)
 
 
+@needs("twisted")
 def test_twisted_wsgi_pool_thread_waits_for_each_write_on_the_reactor():
     """request-paths.md: _WSGIResponse.write hands each chunk to the reactor with
     blockingCallFromThread: the pool thread waits until the reactor thread has written it (here the
@@ -299,7 +306,8 @@ def listening_sockets(port: int) -> int:
     return sum(1 for row in rows if row.split()[1] == f"0100007F:{port:04X}" and row.split()[3] == "0A")
 
 
-@pytest.mark.parametrize("name, sockets", [("bare_gunicorn", 1), ("flask_granian", 2)])
+@pytest.mark.parametrize("name, sockets", [pytest.param("bare_gunicorn", 1, marks=needs("gunicorn")),
+                                           pytest.param("flask_granian", 2, marks=needs("granian", "flask"))])
 def test_listening_sockets_one_shared_or_one_per_worker(name, sockets):
     """request-paths.md: gunicorn's workers inherit the arbiter's one listening socket (one accept
     queue); granian's workers each bind their own with SO_REUSEPORT: with 2 workers, 2 sockets."""

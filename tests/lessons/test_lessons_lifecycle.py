@@ -11,12 +11,8 @@ import textwrap
 import time
 
 import pytest
-import sanic.config
-import twisted.web.http
-import uvicorn
-import waitress.adjustments
 
-from lessontools import HELLO, connect, read_response
+from lessontools import HELLO, connect, needs, read_response
 from serverproc import ServerProcess
 
 
@@ -33,8 +29,11 @@ def idle_until_closed(port: int, timeout: float) -> float:
         sock.close()
 
 
+@needs("uvicorn", "fastapi")
 def test_uvicorn_closes_an_idle_keep_alive_connection_after_5_seconds():
     """uvicorn.md: `timeout_keep_alive` 5 s (the adapter leaves uvicorn's default)."""
+    import uvicorn
+
     default = inspect.signature(uvicorn.Config).parameters["timeout_keep_alive"].default
     assert default == 5
     server = ServerProcess("fastapi_uvicorn", ["--workers", "1"]).start()
@@ -45,9 +44,12 @@ def test_uvicorn_closes_an_idle_keep_alive_connection_after_5_seconds():
         server.stop()
 
 
+@needs("sanic")
 def test_sanic_keeps_an_idle_connection_for_keep_alive_timeout():
     """sanic.md: `KEEP_ALIVE_TIMEOUT` 120 s by default; shown at 2 s (Sanic reads SANIC_* settings from
     the environment), the connection is closed once that much idle time has passed, not before."""
+    import sanic.config
+
     assert sanic.config.DEFAULT_CONFIG["KEEP_ALIVE_TIMEOUT"] == 120
     server = ServerProcess("sanic", ["--workers", "1"], env={"SANIC_KEEP_ALIVE_TIMEOUT": "2"}).start()
     try:
@@ -56,10 +58,13 @@ def test_sanic_keeps_an_idle_connection_for_keep_alive_timeout():
         server.stop()
 
 
+@needs("waitress", "flask")
 def test_waitress_stops_accepting_at_connection_limit_100_counting_its_own_two_sockets():
     """waitress.md: past `connection_limit` (100) waitress stops accepting: the next connection waits in
     the kernel's accept queue, unserved, until one closes. The limit counts every socket of its loop's
     map, the listener and the trigger (its wake-up pipe) included: 98 clients reach it."""
+    import waitress.adjustments
+
     limit = waitress.adjustments.Adjustments().connection_limit
     assert limit == 100
     server = ServerProcess("flask_waitress").start()
@@ -95,10 +100,13 @@ WAITRESS_SHORT = textwrap.dedent("""
 """)
 
 
+@needs("waitress")
 def test_waitress_closes_a_connection_idle_past_channel_timeout():
     """waitress.md: `channel_timeout` 120 s for an inactive connection; shown at 1 s (with the sweep,
     `cleanup_interval`, at 1 s too): the idle connection is closed by the first sweep that finds it idle
     past the timeout: after 1 s, before 2 s (and the slack of a busy machine)."""
+    import waitress.adjustments
+
     defaults = waitress.adjustments.Adjustments()
     assert (defaults.channel_timeout, defaults.cleanup_interval) == (120, 30)
     proc = subprocess.Popen([sys.executable, "-c", WAITRESS_SHORT], stdout=subprocess.PIPE, text=True)
@@ -124,9 +132,12 @@ TWISTED_SHORT = textwrap.dedent("""
 """)
 
 
+@needs("twisted")
 def test_twisted_closes_a_connection_idle_for_its_timeout():
     """twisted.md: `HTTPFactory` closes a connection idle for 60 s (`_REQUEST_TIMEOUT`, which `Site`
     passes on; the adapter gives none); shown at 1 s."""
+    import twisted.web.http
+
     assert twisted.web.http._REQUEST_TIMEOUT == 60
     assert inspect.signature(twisted.web.http.HTTPFactory).parameters["timeout"].default == 60
     proc = subprocess.Popen([sys.executable, "-c", TWISTED_SHORT], stdout=subprocess.PIPE, text=True)

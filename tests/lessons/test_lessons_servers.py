@@ -9,16 +9,17 @@ import time
 
 import psutil
 import pytest
-import tornado.netutil
-from tornado.ioloop import IOLoop
-from tornado.iostream import IOStream
 
-from lessontools import HELLO, connect, dump, headers, read_response, workers
+from lessontools import HELLO, connect, dump, headers, needs, read_response, workers
 from serverproc import ServerProcess
 
 
+@needs("tornado")
 def test_tornado_accepts_at_most_128_connections_per_readable_event():
     """add_accept_handler's loop is bounded by _DEFAULT_BACKLOG, not by the listen backlog."""
+    import tornado.netutil
+    from tornado.ioloop import IOLoop
+
     assert tornado.netutil._DEFAULT_BACKLOG == 128
     listener = socket.create_server(("127.0.0.1", 0), backlog=512)
     listener.setblocking(False)
@@ -44,7 +45,10 @@ def test_tornado_accepts_at_most_128_connections_per_readable_event():
         listener.close()
 
 
+@needs("tornado")
 def test_tornado_iostream_write_sends_at_once_and_only_the_leftover_waits():
+    from tornado.iostream import IOStream
+
     async def main():
         ours, peer = socket.socketpair()
         ours.setblocking(False)
@@ -68,6 +72,7 @@ def test_tornado_iostream_write_sends_at_once_and_only_the_leftover_waits():
     asyncio.run(main())
 
 
+@needs("twisted")
 @pytest.mark.parametrize("name, reactor", [("twisted", "asyncioreactor"), ("bare_twisted", "epollreactor")])
 def test_twisted_runs_asyncio_for_native_resources_and_epoll_for_wsgi(name, reactor):
     server = ServerProcess(name).start()
@@ -78,6 +83,7 @@ def test_twisted_runs_asyncio_for_native_resources_and_epoll_for_wsgi(name, reac
         server.stop()
 
 
+@needs("twisted")
 def test_twisted_wsgi_runs_the_app_on_the_reactor_thread_pool():
     server = ServerProcess("bare_twisted").start()
     try:
@@ -88,6 +94,7 @@ def test_twisted_wsgi_runs_the_app_on_the_reactor_thread_pool():
         server.stop()
 
 
+@needs("flask")
 @pytest.mark.parametrize("name, version", [("flask_dev", "HTTP/1.0"), ("flask_threaded", "HTTP/1.1"),
                                            ("flask_processes", "HTTP/1.1")])
 def test_werkzeug_closes_every_connection_in_every_mode(name, version):
@@ -106,6 +113,7 @@ def test_werkzeug_closes_every_connection_in_every_mode(name, version):
         server.stop()
 
 
+@needs("sanic")
 def test_sanic_sends_a_small_response_head_and_body_in_one_write():
     """http1_response_header appends the body to the head and sends once: one syscall."""
     if shutil.which("strace") is None:
@@ -131,6 +139,7 @@ def test_sanic_sends_a_small_response_head_and_body_in_one_write():
         server.stop()
 
 
+@needs("gevent")
 def test_gevent_prefork_server_has_no_pool_and_keeps_accepting_past_a_thousand():
     """gevent's WSGIServer is given no pool here: unlike gunicorn's gevent worker (a pool of 1000,
     then it stops accepting) every connection gets a greenlet."""
