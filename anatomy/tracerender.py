@@ -120,8 +120,10 @@ def rows(trace: dict) -> list[Row]:
 
 def caption(trace: dict) -> str:
     versions = ", ".join(f"{k} {v}" for k, v in trace["versions"].items())
+    go = (" Goroutines move between the runtime's threads: which thread makes a call is not fixed, only that "
+          "one does." if any("Go runtime thread" in r.text for r in rows(trace)) else "")
     return (f"Measured on {versions} (`{trace['command']}`, {trace['date']}: `{trace['entry']}` with one worker, "
-            f"strace -f on its process tree; a busy 2-core machine, {trace['machine']}).")
+            f"strace -f on its process tree; a busy 2-core machine, {trace['machine']}).{go}")
 
 
 def table(trace: dict) -> str:
@@ -148,6 +150,10 @@ def _step(step: dict, aliases: dict[str, str]) -> str:
     return f"    {who}->>{who}: {step['call']}{times}"
 
 
+def _requests_word(numbers: list[int]) -> str:
+    return f"request {numbers[0]}" if len(numbers) == 1 else f"requests {', '.join(map(str, numbers))}"
+
+
 def diagram(trace: dict) -> str:
     """The keep-alive requests' calls in order (a request like the one before it folded into a note), then
     how the idle connection and SIGTERM end."""
@@ -160,7 +166,7 @@ def diagram(trace: dict) -> str:
             folded.append(request["n"])
             continue
         if folded:
-            body.append(f"    Note over C: requests {', '.join(map(str, folded))}: the same calls")
+            body.append(f"    Note over C: {_requests_word(folded)}: the same calls")
             folded = []
         if request["new_connection"]:
             body.append(f"    C->>{_alias(request['sequence'][0]['thread'], aliases) if request['sequence'] else 'C'}: "
@@ -171,7 +177,7 @@ def diagram(trace: dict) -> str:
             body.append(_step(step, aliases))
         previous = request
     if folded:
-        body.append(f"    Note over C: requests {', '.join(map(str, folded))}: the same calls")
+        body.append(f"    Note over C: {_requests_word(folded)}: the same calls")
     idle = trace["idle"]
     bound = trace["bound_s"]
     if idle["how"] != "closed after the response":
