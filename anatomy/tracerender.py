@@ -69,8 +69,9 @@ def _slow_end(slow: dict, bound: float) -> str:
         return f"answered after {slow['answered_s']:.1f} s"
     if slow.get("outcome") in ("closed unanswered", "reset"):
         who = slow.get("closer") or {}
-        by = f" ({who['call']} by {who['thread']})" if who else ""
-        return f"closed unanswered after {slow['ended_s']:.1f} s{by}"
+        if who:  # the server's own close, not when the client (asleep between pieces) noticed it
+            return f"closed unanswered {who['at_s']:.1f} s after connecting, the head incomplete ({who['call']} by {who['thread']})"
+        return f"closed unanswered after {slow['ended_s']:.1f} s"
     return f"not answered within {bound:g} s"
 
 
