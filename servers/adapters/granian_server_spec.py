@@ -26,7 +26,7 @@ CONNECT = Caveat("granian-connect", "HTTP/1.1: granian hands CONNECT to the ASGI
 _COMMON = dict(lesson="granian", replaces_dead_workers=True)
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
-EXTRAS = {"granian": ("granian>=2.8.7", "uvloop>=0.23.0")}
+EXTRAS = {"granian": ("granian>=2.8.9", "uvloop>=0.23.0")}
 
 SPECS = (
     ServerSpec(name="granian-wsgi", interface=WSGI, serve="servers.adapters.granian_server:serve_wsgi",

@@ -4,7 +4,7 @@ from servers.adapters.sizing import LISTEN_BACKLOG
 from servers.core.specs import ASGI, ASYNCIO_PATHS, Caveat, ServerSpec
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
-EXTRAS = {"uvicorn": ("uvicorn>=0.54.0", "uvloop>=0.23.0", "httptools>=0.9.0")}
+EXTRAS = {"uvicorn": ("uvicorn>=0.55.0", "uvloop>=0.23.0", "httptools>=0.9.0")}
 # Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
 SOURCES = {"uvicorn": ("Kludex/uvicorn", "{v}", "")}
 

@@ -3,7 +3,7 @@ from servers.core.specs import RSGI, FrameworkSpec
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 # Emmett's JSON is orjson when installed; granian serves it (RSGI).
-EXTRAS = {"emmett": ("emmett>=2.8.2", "orjson>=3.13.0", "granian>=2.8.7", "uvloop>=0.23.0")}
+EXTRAS = {"emmett": ("emmett>=2.8.2", "orjson>=3.13.0", "granian>=2.8.9", "uvloop>=0.23.0")}
 
 SPECS = (
     FrameworkSpec(name="emmett", framework="emmett", title="Emmett", interface=RSGI,

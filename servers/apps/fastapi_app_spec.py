@@ -3,7 +3,7 @@ from servers.adapters.granian_server_spec import CONNECT, EMPTY_PATH
 from servers.core.specs import ASGI, FrameworkSpec
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
-EXTRAS = {"fastapi": ("fastapi>=0.163.2", "starlette>=1.10.0")}
+EXTRAS = {"fastapi": ("fastapi>=0.165.0", "starlette>=1.10.0")}
 # Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
 SOURCES = {"fastapi": ("fastapi/fastapi", "{v}", "")}
 
