@@ -2,6 +2,7 @@
 stable by name; the README's compose commands name the ports and services the compose file has."""
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -131,3 +132,46 @@ def test_readme_compose_commands_name_its_services_and_their_ports():
                     assert catalog.family_of(op[0]) == family if op[0] else op[1] == family, line
                 checked += 1
     assert checked >= 3, "the README's compose example lost its load commands"
+
+
+FAKE_SPEC = '''"""A server added by the test (its adapter is uvicorn's)."""
+from servers.core.specs import ASGI, ServerSpec
+
+EXTRAS = {"fakeserver": ("uvicorn>=0.54.0",)}
+
+SPECS = (
+    ServerSpec(name="fakeserver", interface=ASGI, serve="servers.adapters.uvicorn_server:serve", model="asyncio",
+               entry_suffix="fakeserver", description="a server added by a test", details="Added by a test.",
+               pip_packages=("uvicorn",), lesson="fakeserver", code_paths=("uvicorn/",)),
+)
+'''
+
+
+def test_adding_a_server_is_its_spec_and_page_then_one_command(tmp_path):
+    """In a copy of the repository: a new spec module and lesson page, `python -m servers.generate`,
+    and every derived file follows; no published port of an existing service moves."""
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    copy = tmp_path / "repo"
+    for name in filter(None, files.split("\0")):
+        if (ROOT / name).is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            (copy / name).write_bytes((ROOT / name).read_bytes())
+    (copy / "servers" / "adapters" / "fakeserver_spec.py").write_text(FAKE_SPEC)
+    (copy / "docs" / "servers" / "fakeserver.md").write_text(
+        f"# A fake server\n\n{derived.ENTRIES_START}\n{derived.ENTRIES_END}\n\nHow it serves a request.\n")
+    env = {**__import__("os").environ, "PYTHONPATH": str(copy)}
+    done = subprocess.run([sys.executable, "-m", "servers.generate"], cwd=copy, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    written = set(done.stdout.split(": ", 1)[1].split())
+    asgi_apps = [a.entry_prefix for a in catalog.APPS.values() if a.interface == "asgi" and not a.servers]
+    assert {f"servers/{app}_fakeserver.py" for app in asgi_apps} <= written
+    assert {"compose/ports.json", "compose/docker-compose.yml", "README.md", "pyproject.toml", "mkdocs.yml",
+            "docs/README.md", "docs/servers/fakeserver.md"} <= written
+    check = subprocess.run([sys.executable, "-m", "servers.generate", "--check"], cwd=copy, env=env,
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    before = json.loads((ROOT / "compose" / "ports.json").read_text())
+    after = json.loads((copy / "compose" / "ports.json").read_text())
+    assert {name: after[name] for name in before} == before, "adding a server moved a published port"
+    assert len(after) > len(before) and len(set(after.values())) == len(after)
+    assert "`starlette_fakeserver`" in (copy / "docs" / "servers" / "fakeserver.md").read_text()
