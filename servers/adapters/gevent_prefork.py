@@ -9,24 +9,22 @@ from __future__ import annotations
 import socket
 from typing import Callable
 
-from servers.adapters import prefork
+from servers.adapters import prefork, workers
 from servers.adapters.shutdown import GRACE_SECONDS, STOP_SIGNALS
 from servers.core.options import Options
 
 
 def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:
-    prefork.run(options, ready, lambda sock: _worker(app_path, options, sock))
+    prefork.run(app_path, options, _worker)
 
 
-def _worker(app_path: str, options: Options, sock: socket.socket) -> None:
+def _worker(sock: socket.socket) -> None:
     from gevent import monkey
 
     monkey.patch_all()
     import gevent
     import gevent.socket
     from gevent.pywsgi import WSGIHandler, WSGIServer
-
-    from servers.core.loading import build_app
 
     class Handler(WSGIHandler):
         def handle(self) -> None:
@@ -46,7 +44,7 @@ def _worker(app_path: str, options: Options, sock: socket.socket) -> None:
             pass  # no per-request access log
 
     listener = gevent.socket.socket(sock.family, sock.type, fileno=sock.detach())
-    app = build_app(app_path, options)
+    app = workers.worker_app()
     server = WSGIServer(listener, app, handler_class=Handler, log=None, error_log="default")
     for sig in STOP_SIGNALS:
         gevent.signal_handler(sig, lambda: gevent.spawn(server.stop, timeout=GRACE_SECONDS))

@@ -1,8 +1,8 @@
 """granian: a Rust HTTP server (hyper on tokio) driving a Python app, in ASGI, RSGI or WSGI mode.
 
 The main process forks --workers processes and supervises them; each worker loads the app through
-our target loader (build_app bound to the flags, so the app and the clients it makes are the
-worker's own, after the fork), binds its own listening socket on the port with SO_REUSEPORT (on
+our target loader, servers.adapters.workers.worker_app (the app built from the flags handed over,
+so the app and the clients it makes are the worker's own, after the fork), binds its own listening socket on the port with SO_REUSEPORT (on
 Linux granian shares no socket: the kernel spreads new connections over the workers' sockets by
 hash). ASGI: a uvloop event loop runs the app while Rust threads do the HTTP. RSGI, granian's own
 interface: the same, but the app is called as app.__rsgi__(scope, protocol) and answers with one call
@@ -15,8 +15,8 @@ an idle keep-alive connection is closed after hyper's header_read_timeout, which
 and which since hyper 1.6 also runs between requests), backlog 1024, no access log; granian adds Date
 and `Server: granian`.
 
-Pitfalls: the main process holds no socket, so "ready" is when every worker's socket listens
-(polled here); granian 2.8 puts http_version "1" (not the ASGI spec's "1.0") in the scope of an
+Pitfalls: the main process holds no socket: "ready" is workers' one rule (every worker has
+loaded the app and the port accepts); granian 2.8 puts http_version "1" (not the ASGI spec's "1.0") in the scope of an
 HTTP/1.0 request, which Falcon's ASGI app refuses (500): falcon_asgi_granian is left out of the
 catalog for it. A SIGKILLed worker's queued connections are reset with its socket (Linux moves them
 only with net.ipv4.tcp_migrate_req=1). A worker that dies is replaced only with
@@ -27,23 +27,21 @@ before SIGKILL.
 """
 from __future__ import annotations
 
-from functools import partial
 from typing import Any, Callable
 
 from granian.constants import Interfaces, Loops
 from granian.log import LogLevels
 from granian.server import Server
 
-from servers.core.loading import build_app
-from servers.adapters.readiness import announce_when_listening
+from servers.adapters import workers
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
 from servers.core.options import Options
 
 
-def _load(options: Options, app_path: str) -> Any:
-    """granian's target loader, called in each worker with the target (our app path)."""
-    return build_app(app_path, options)
+def _load(target: str) -> Any:
+    """granian's target loader, called in each worker with the target (the app path handed over)."""
+    return workers.worker_app()
 
 
 def serve_asgi(app_path: str, options: Options, ready: Callable[[], None]) -> None:
@@ -65,5 +63,5 @@ def _serve(interface: Interfaces, app_path: str, options: Options, ready: Callab
         loop=Loops.uvloop, backlog=LISTEN_BACKLOG, log_level=LogLevels.warning, log_access=False,
         respawn_failed_workers=True, workers_kill_timeout=int(GRACE_SECONDS), **extra,
     )
-    server.on_startup(lambda: announce_when_listening(options, ready))  # before the workers start
-    server.serve(target_loader=partial(_load, options))
+    workers.hand_over(app_path, options)
+    server.serve(target_loader=_load)

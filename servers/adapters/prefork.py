@@ -1,7 +1,9 @@
 """A pre-fork supervisor: one listening socket, N forked workers sharing it, crashed ones replaced.
 
-Used by the gevent and tornado adapters. The parent binds, forks, prints ready and waits; it
-imports no event loop, so each worker starts clean (gevent patches in the worker, first thing).
+Used by the gevent, tornado and waitress adapters. The parent binds, hands the app path and flags
+over (servers.adapters.workers), forks and waits; it imports no event loop, so each worker starts
+clean (gevent patches in the worker, first thing), then builds the app with workers.worker_app(),
+whose count says ready.
 SIGTERM/SIGINT to the parent are passed on to the workers, which get GRACE_SECONDS to drain.
 """
 from __future__ import annotations
@@ -13,6 +15,7 @@ import sys
 import time
 from typing import Callable
 
+from servers.adapters import workers
 from servers.adapters.shutdown import GRACE_SECONDS, STOP_SIGNALS
 from servers.adapters.sizing import LISTEN_BACKLOG
 from servers.core.options import Options
@@ -25,11 +28,12 @@ def listen(options: Options) -> socket.socket:
     return socket.create_server((options.host, options.port), family=family, backlog=LISTEN_BACKLOG)
 
 
-def run(options: Options, ready: Callable[[], None], worker: Callable[[socket.socket], None]) -> None:
-    """worker(sock) serves until it gets SIGTERM, then returns. With one worker, no fork."""
+def run(app_path: str, options: Options, worker: Callable[[socket.socket], None]) -> None:
+    """worker(sock) builds its app with workers.worker_app() and serves until it gets SIGTERM, then
+    returns. With one worker, no fork."""
     sock = listen(options)
+    workers.hand_over(app_path, options)
     if options.workers == 1:
-        ready()
         worker(sock)
         return
     children: dict[int, int] = {}
@@ -61,7 +65,6 @@ def run(options: Options, ready: Callable[[], None], worker: Callable[[socket.so
         signal.signal(sig, stop)
     for index in range(options.workers):
         spawn(index)
-    ready()
     deadline = None
     while children:
         if stopping and deadline is None:

@@ -13,8 +13,7 @@ import socket
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
-from servers.adapters import prefork
-from servers.core.loading import build_app
+from servers.adapters import prefork, workers
 from servers.adapters.shutdown import GRACE_SECONDS, STOP_SIGNALS
 from servers.adapters.sizing import THREADS_PER_WORKER
 from servers.adapters.wsgi_headers import with_default_headers
@@ -22,15 +21,15 @@ from servers.core.options import Options
 
 
 def serve_native(app_path: str, options: Options, ready: Callable[[], None]) -> None:
-    prefork.run(options, ready, lambda sock: asyncio.run(_worker(lambda: build_app(app_path, options), sock)))
+    prefork.run(app_path, options, lambda sock: asyncio.run(_worker(workers.worker_app, sock)))
 
 
 def serve_wsgi(app_path: str, options: Options, ready: Callable[[], None]) -> None:
     def container() -> Any:
         executor = ThreadPoolExecutor(max_workers=THREADS_PER_WORKER)
-        return _guarded_container()(with_default_headers(build_app(app_path, options)), executor=executor)
+        return _guarded_container()(with_default_headers(workers.worker_app()), executor=executor)
 
-    prefork.run(options, ready, lambda sock: asyncio.run(_worker(container, sock)))
+    prefork.run(app_path, options, lambda sock: asyncio.run(_worker(container, sock)))
 
 
 async def _worker(make_handler: Callable[[], Any], sock: socket.socket) -> None:

@@ -9,10 +9,10 @@ uWSGI's master, which binds, forks the workers, replaces any that die, and passe
 - `--lazy-apps`: the app is built in each worker after the fork (pymongo is not fork-safe).
 - `--die-on-term`: SIGTERM stops uWSGI (by default it means "brutal reload"); workers get
   GRACE_SECONDS (`--worker-reload-mercy`, default 60 s) before the master kills them.
-- The ready line is written by the worker that completes the set of --workers loaded apps
-  (uwsgi_worker.py counts them in a file the master unlinks at exit): the master's `master-start`
-  hook would say ready before the workers can answer, and a worker still loading its app holds
-  a SIGTERM for the whole mercy. `--disable-logging`: no per-request log; uWSGI's start-up banner goes to
+- Workers boot as servers.adapters.workers says (uwsgi_worker.py): the ready line is written by
+  the worker that completes the set of --workers loaded apps, in a count file the master unlinks
+  at exit: the master's `master-start` hook would say ready before the workers can answer, and a
+  worker still loading its app holds a SIGTERM for the whole mercy. `--disable-logging`: no per-request log; uWSGI's start-up banner goes to
   stderr (it has no quiet mode).
 """
 from __future__ import annotations
@@ -21,22 +21,16 @@ import os
 import shutil
 import sys
 import sysconfig
-import tempfile
 from pathlib import Path
 from typing import Callable
 
-from servers.adapters import handoff
+from servers.adapters import workers
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
 from servers.core.launch import fail
 from servers.core.options import Options
 
 SOURCE_ROOT = Path(__file__).resolve().parents[2]  # the directory that holds the servers package
-READY_COUNT_VARIABLE = "REFSUITE_UWSGI_LOADED"
-
-
-def ready_count_file(master_pid: int) -> str:
-    return str(Path(tempfile.gettempdir()) / f"refsuite-uwsgi-{master_pid}.loaded")
 
 
 def uwsgi_binary() -> str:
@@ -48,7 +42,7 @@ def uwsgi_binary() -> str:
     return found
 
 
-def command(options: Options, loaded_counter: str) -> list[str]:
+def command(options: Options, loaded_counter: Path) -> list[str]:
     host = f"[{options.host}]" if ":" in options.host else options.host
     grace = str(int(GRACE_SECONDS))
     args = [
@@ -68,16 +62,6 @@ def command(options: Options, loaded_counter: str) -> list[str]:
 
 def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:
     sys.stdout.flush()
-    counter = ready_count_file(os.getpid())  # exec keeps the pid: it is the master's
-    Path(counter).unlink(missing_ok=True)
-    _remove_counters_of_dead_masters()
-    argv = command(options, counter)
-    os.execve(argv[0], argv, {**os.environ, **handoff.to_environ(app_path, options), READY_COUNT_VARIABLE: counter})
-
-
-def _remove_counters_of_dead_masters() -> None:
-    """A SIGKILLed master never runs its atexit unlink: its counter goes with the next start."""
-    for stale in Path(tempfile.gettempdir()).glob("refsuite-uwsgi-*.loaded"):
-        pid = stale.name.removeprefix("refsuite-uwsgi-").removesuffix(".loaded")
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            stale.unlink(missing_ok=True)
+    workers.hand_over(app_path, options, remove_at_exit=False)  # exec keeps the pid: the master's
+    argv = command(options, workers.count_file(os.getpid()))
+    os.execve(argv[0], argv, dict(os.environ))

@@ -12,21 +12,20 @@ from __future__ import annotations
 import socket
 from typing import Callable
 
-from servers.adapters import prefork
-from servers.core.loading import build_app
+from servers.adapters import prefork, workers
 from servers.adapters.shutdown import exit_deadline, on_stop_signal
 from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
 from servers.core.options import Options
 
 
 def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:
-    prefork.run(options, ready, lambda sock: _worker(app_path, options, sock))
+    prefork.run(app_path, options, _worker)
 
 
-def _worker(app_path: str, options: Options, sock: socket.socket) -> None:
+def _worker(sock: socket.socket) -> None:
     from waitress.server import create_server
 
-    server = create_server(build_app(app_path, options), sockets=[sock], threads=THREADS_PER_WORKER,
+    server = create_server(workers.worker_app(), sockets=[sock], threads=THREADS_PER_WORKER,
                            backlog=LISTEN_BACKLOG, ident="waitress")
 
     def stop() -> None:

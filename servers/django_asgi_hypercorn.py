@@ -1,0 +1,24 @@
+"""Django's ASGI application (async views) on Hypercorn (h11 and h2, uvloop), its supervisor spawning
+one worker per core.
+
+As `hypercorn --workers N --worker-class uvloop` runs it: the supervisor binds and spawns --workers
+processes on the shared socket; each runs a uvloop event loop and parses HTTP/1.1 with h11, or
+HTTP/2 with h2 when the connection opens with its preface or asks to upgrade (h2c, on the same
+port). Keep-alive 5 s (Hypercorn's default), no access log. A worker that dies is not replaced: the
+supervisor stops the others and the server exits 1. SIGTERM: the workers drain, then the supervisor
+terminates them.
+
+ASGIHandler reads the body, then runs the same middleware and URL resolver as the WSGI app and
+awaits an async view (AsyncMongoClient, redis.asyncio, made in the worker's loop). Django runs each
+MiddlewareMixin hook through sync_to_async, in a thread that each request's ThreadSensitiveContext
+starts anew.
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.django_asgi_hypercorn":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.django_asgi_hypercorn`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("django_asgi_hypercorn")
