@@ -4,9 +4,9 @@ worker per core.
 As `hypercorn --workers N --worker-class uvloop` runs it: the supervisor binds and spawns --workers
 processes on the shared socket; each runs a uvloop event loop and parses HTTP/1.1 with h11, or
 HTTP/2 with h2 when the connection opens with its preface or asks to upgrade (h2c, on the same
-port). Keep-alive 5 s (Hypercorn's default), no access log. A worker that dies is not replaced: the
-supervisor stops the others and the server exits 1. SIGTERM: the workers drain, then the supervisor
-terminates them.
+port). Keep-alive 5 s (Hypercorn's default), backlog 1024, no access log. A worker that dies is not
+replaced: the supervisor stops the others and the server exits 1. SIGTERM: the workers drain for up
+to 3 s, then the supervisor terminates them.
 
 Falcon routes to `async def on_get` responders and serializes resp.media per request. Mongo through
 AsyncMongoClient and Redis through redis.asyncio, made in the worker's loop.

@@ -1,5 +1,14 @@
 """Hypercorn on uvloop, HTTP/1.1 and h2c (servers/adapters/hypercorn_server.py)."""
+from servers.adapters.shutdown import GRACE_SECONDS
+from servers.adapters.sizing import LISTEN_BACKLOG
 from servers.core.specs import ASGI, ASYNCIO_PATHS, ServerSpec
+
+# pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
+# Pinned: the supervisor's exit on a dead worker (hypercorn_server.py) is read off 0.18.0's run().
+EXTRAS = {"hypercorn": ("hypercorn==0.18.0", "uvloop>=0.23.0")}
+# Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
+SOURCES = {"hypercorn": ("pgjones/hypercorn", "{v}", "src/"), "h11": ("python-hyper/h11", "v{v}", ""),
+           "h2": ("python-hyper/h2", "v{v}", "src/")}
 
 SPECS = (
     ServerSpec(name="hypercorn", interface=ASGI, serve="servers.adapters.hypercorn_server:serve", model="asyncio",
@@ -8,9 +17,10 @@ SPECS = (
                details="As `hypercorn --workers N --worker-class uvloop` runs it: the supervisor binds and spawns "
                        "--workers processes on the shared socket; each runs a uvloop event loop and parses "
                        "HTTP/1.1 with h11, or HTTP/2 with h2 when the connection opens with its preface or asks "
-                       "to upgrade (h2c, on the same port). Keep-alive 5 s (Hypercorn's default), no access log. "
-                       "A worker that dies is not replaced: the supervisor stops the others and the server "
-                       "exits 1. SIGTERM: the workers drain, then the supervisor terminates them.",
+                       f"to upgrade (h2c, on the same port). Keep-alive 5 s (Hypercorn's default), backlog "
+                       f"{LISTEN_BACKLOG}, no access log. A worker that dies is not replaced: the supervisor stops "
+                       f"the others and the server exits 1. SIGTERM: the workers drain for up to {GRACE_SECONDS:g} s, "
+                       f"then the supervisor terminates them.",
                pip_packages=("hypercorn", "h11", "h2", "uvloop"), lesson="hypercorn",
                code_paths=("hypercorn/", "h11/", "h2/", *ASYNCIO_PATHS)),
 )
