@@ -317,3 +317,44 @@ def test_listening_sockets_one_shared_or_one_per_worker(name, sockets):
         assert listening_sockets(server.port) == sockets
     finally:
         server.stop()
+
+
+@needs("sanic")
+def test_sanic_pauses_reading_on_a_full_receive_buffer_and_its_send_on_a_full_write_buffer(monkeypatch):
+    """sanic.md: a full write buffer (the transport's pause_writing, past 64 KiB) does not pause
+    reading: it holds the next send until resume_writing; reading pauses when the connection's
+    receive buffer reaches REQUEST_BUFFER_SIZE (64 KiB), data the handler has not consumed."""
+    import asyncio
+
+    from sanic import Sanic, text
+    from sanic.server.protocols.http_protocol import HttpProtocol
+
+    async def main():
+        app = Sanic("lesson_flow_control")
+        app.get("/")(lambda request: text("x"))
+        app.finalize()
+
+        async def dispatch(*args, **kwargs):  # the http.lifecycle.send signal: nothing listens here
+            return None
+
+        monkeypatch.setattr(Sanic, "dispatch", dispatch)
+        transport = _Transport()
+        protocol = HttpProtocol(loop=asyncio.get_running_loop(), app=app)
+        protocol.transport, protocol.recv_buffer = transport, bytearray()  # as connection_made, no task
+        protocol.pause_writing()
+        reading_paused_by_writes = transport.reading_paused
+        sending = asyncio.ensure_future(protocol.send(b"body"))
+        for _ in range(20):
+            await asyncio.sleep(0)
+        held = (not sending.done(), list(transport.written))
+        protocol.resume_writing()
+        await asyncio.wait_for(sending, 5)
+        limit = app.config.REQUEST_BUFFER_SIZE
+        protocol.data_received(b"x" * (limit - 1))
+        below = transport.reading_paused
+        protocol.data_received(b"x")
+        return reading_paused_by_writes, held, transport.written, limit, below, transport.reading_paused
+
+    by_writes, (waiting, written_while_paused), written, limit, below, at_limit = asyncio.run(main())
+    assert not by_writes and waiting and written_while_paused == [] and written == [b"body"]
+    assert limit == 65536 and (below, at_limit) == (False, True)
