@@ -2,15 +2,13 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 import socket
-import subprocess
 import time
 
 import psutil
 import pytest
 
-from lessontools import HELLO, connect, dump, headers, needs, read_response, workers
+from lessontools import HELLO, connect, dump, headers, needs, read_response, strace, workers
 from serverproc import ServerProcess
 
 
@@ -116,23 +114,19 @@ def test_werkzeug_closes_every_connection_in_every_mode(name, version):
 @needs("sanic")
 def test_sanic_sends_a_small_response_head_and_body_in_one_write():
     """http1_response_header appends the body to the head and sends once: one syscall."""
-    if shutil.which("strace") is None:
-        pytest.skip("strace is not installed")
     server = ServerProcess("sanic", ["--workers", "1"]).start()
     try:
-        procs = [psutil.Process(server.proc.pid), *workers(server)]
+        pids = [server.proc.pid, *(p.pid for p in workers(server))]
         client = connect(server.port)
         client.sendall(HELLO)  # a first request: the worker's lazy setup is not in the trace
+
+        def one():
+            client.sendall(HELLO)
+            assert read_response(client).endswith(b"Hello, World!")
+
         read_response(client)
-        trace = subprocess.Popen(["strace", "-f", "-qq", "-s", "300", "-e", "trace=write,writev,sendto,sendmsg",
-                                  *[a for p in procs for a in ("-p", str(p.pid))]],
-                                 stderr=subprocess.PIPE, text=True)
-        time.sleep(1.0)  # strace attaches
-        client.sendall(HELLO)
-        assert read_response(client).endswith(b"Hello, World!")
-        time.sleep(0.3)
-        trace.terminate()
-        lines = [l for l in trace.communicate(timeout=10)[1].splitlines() if "Hello, World!" in l or "HTTP/1.1" in l]
+        lines = [call.line for call in strace(pids, "write,writev,sendto,sendmsg", one)
+                 if "Hello, World!" in call.line or "HTTP/1.1" in call.line]
         client.close()
         assert len(lines) == 1 and "HTTP/1.1 200" in lines[0] and "Hello, World!" in lines[0], lines
     finally:
