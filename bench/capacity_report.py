@@ -46,16 +46,17 @@ def verdict(a) -> list[str]:
         chain = _named(a.ranked[0]) + f" {_rate(a.ranked[0].value)}/s"
         for link in a.links:
             chain += (" ≈ " if link.tie else " > ") + _named(link.lower) + f" {_rate(link.lower.value)}/s"
-        out.append(f"Ranked by capacity: {chain} (>: the intervals are apart; ≈: they overlap, a tie).")
+        legend = " (>: the intervals are apart; ≈: they overlap, a tie)" if any(l.tie for l in a.links) else ""
+        out.append(f"Ranked by capacity: {chain}{legend}.")
         for chain in _tie_chains(a.links):
             names = [_named(s) for s in chain]
             out.append(f"A tie, not an order: {', '.join(names[:-1])} and {names[-1]} overlap"
                        + (" each with its neighbour" if len(names) > 2 else "") + " (their stacks' 'ties with' "
                        "names every overlap).")
         if a.links and not any(link.tie for link in a.links):
-            out.append("No tie: each interval is apart from the next.")
+            out.append("No tie: each interval is apart from the next (>).")
     for s in a.void:
-        foreign = (f" (foreign load {s.void_foreign_cpu_pct:.0f}% of the machine then)"
+        foreign = (f"; foreign load {s.void_foreign_cpu_pct:.0f}% of the machine at that step"
                    if s.void_foreign_cpu_pct is not None else "")
         out.append(f"Void, not ranked: {_named(s)} held {_capacity(s)}/s, a lower bound: "
                    f"{'; '.join(s.void_reasons)}{foreign}.")

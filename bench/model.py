@@ -247,7 +247,7 @@ class Standing:
     cost_rate: float | None  # where its cost was measured: the common rate (else its nearest held step)
     cpu_us: float | None  # server CPU µs per request there
     rss_mb: float | None
-    cost_ratio: float | None  # cpu_us / the cheapest ranked stack's cpu_us
+    cost_ratio: float | None  # cpu_us / the cheapest stack's cpu_us (a void one's cost at a held rate counts)
     dev_only: bool
     caveats: tuple[str, ...]  # the catalog's known limitations of the stack
     verification: str  # "verified", "unverified", or "" where the run does not know
@@ -321,7 +321,7 @@ def answer(operation: str, group: list[Capacity], common: float | None) -> Answe
     rest = sorted((c for c in group if c.void), key=lambda c: -(c.capacity or 0)) + \
         sorted((c for c in group if c.capacity is None and not c.void), key=lambda c: c.entrypoint)
     costs = {c.entrypoint: c.cost_at(common) if common else (None, None, None) for c in group}
-    cheapest = min((costs[c.entrypoint][1] for c in ranked if costs[c.entrypoint][1]), default=None)
+    cheapest = min((cost[1] for cost in costs.values() if cost[1]), default=None)
     standings = []
     for c in ranked + rest:
         rank = ranked.index(c) + 1 if c in ranked else None

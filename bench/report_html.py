@@ -23,7 +23,7 @@ th,td{border:1px solid #ddd;padding:.2rem .45rem;text-align:left;white-space:now
 th{background:#f3f3f3}th.num,td.num{text-align:right}td.list{white-space:normal;min-width:10rem;max-width:22rem}
 tr.dev td:first-child{background:#fff4e0}.dev-tag{color:#a35b00;font-weight:600;font-size:.75rem}
 td.why{white-space:normal;text-align:left;max-width:40rem}
-td details{white-space:normal;text-align:left;max-width:28rem}td summary{cursor:pointer;color:#555}
+td details{white-space:normal;text-align:left;max-width:28rem}td summary{cursor:pointer;color:#555;white-space:nowrap}
 .verdict{margin:.3rem 0;padding:0 0 0 1.2rem}.verdict li{margin:.15rem 0}
 img{max-width:100%;margin:.5rem 0;border:1px solid #eee}
 .note{color:#555;font-size:.85rem}code{font-size:.85em}

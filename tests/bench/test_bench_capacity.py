@@ -411,7 +411,7 @@ def test_the_report_says_the_foreign_load_the_void_reruns_and_where_the_backends
     md = results_md.render(report)
     assert "median 5%, max 80% over the runs" in md
     assert "- void steps measured again: 2, 1 of them no longer void on the second look" in md
-    assert "- Void, not ranked: `b` held ≥ 500/s, a lower bound: " + busy[0] + " (foreign load 80% of the machine then)." \
+    assert "- Void, not ranked: `b` held ≥ 500/s, a lower bound: " + busy[0] + "; foreign load 80% of the machine at that step." \
         in md
     assert "- Ranked by capacity: `a` 1,000/s" in md  # a's capacity from its second look at 1,000/s
     assert "taskset: server on cpu 0, load tool on cpu 1; local backends on cpu 0 (with the server)" in md
