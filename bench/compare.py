@@ -15,7 +15,7 @@ from servers.core.tables import markdown_table
 
 from bench import model, significance
 from bench.model import CapacityMatch, Config, Match, Row, Standing
-from bench.report_tables import describe_pinning, ms, num, ratio, stack
+from bench.report_tables import CO_MARK, CO_NOTE, describe_pinning, ms, num, ratio, stack
 from bench.results_md import table
 from bench.schema import Result
 
@@ -25,7 +25,8 @@ def _rps(row: Row | None) -> str:
 
 
 def _p99(row: Row | None) -> str:
-    return ms(row.latency["p99"] if row is not None and row.ok else None)
+    value = row.latency["p99"] if row is not None and row.ok else None
+    return ms(value) + (CO_MARK if value is not None and row.coordinated_omission else "")
 
 
 def _errors(row: Row | None) -> str:
@@ -113,7 +114,8 @@ def render(a: list[Result], b: list[Result], name_a: str = "A", name_b: str = "B
         parts += (["## Fixed load", ""] if c.capacities else []) + [
                   f"{len(c.matches)} configurations: {both} in both, {c.only_a} only in A, "
                   f"{c.only_b} only in B. A ratio above 1 means B is higher (faster for req/s, slower for p99). "
-                  f"req/s B/A: {significance.METHOD}.", "",
+                  f"req/s B/A: {significance.METHOD}."
+                  + (f" {CO_NOTE}" if any(m.row.coordinated_omission for m in c.matches) else ""), "",
                   table(header, lines), ""]
     machines = []
     for name, s in zip((name_a, name_b), c.sessions):

@@ -388,6 +388,8 @@ def test_compare_puts_capacities_side_by_side_not_ramp_steps():
     assert "| 500 | 500–700 | 500 | 500–700 | 1.00x | overlap: a tie | 200 at 250/s | 100 at 250/s | 0.50x |" \
         in rows["b"]
     assert "1 configurations: 1 in both" in fixed  # the wrk row; no ramp step is a row
+    wrk = next(line for line in fixed.splitlines() if line.startswith("| `a`")).split(" | ")
+    assert wrk[11:13] == ["5.00†", "5.00†"]  # its p99s, closed loop: marked
     assert "| vegeta |" not in fixed
 
 
