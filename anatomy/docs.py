@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from anatomy import report, session, sources, tracedata, tracerender
+from anatomy import reading, report, session, sources, tracedata, tracerender
 from servers.core.lessons import DOCS
 
 EXAMPLE = re.compile(r"(<!-- anatomy: (?P<name>\S+) (?P<op>\S+) -->\n)(?P<body>.*?)(<!-- /anatomy -->)", re.S)
@@ -41,14 +41,15 @@ def regenerate(links_only: bool = False, seconds: float = 6.0, connections: int 
             log(f"measuring {key[0]} {key[1]} for {page.relative_to(DOCS)}")
             results[key] = session.run(session.Settings(name=key[0], op=key[1], seconds=seconds,
                                                          connections=connections))
+            tracedata.save_anatomy(results[key])
         return results[key]
 
     changed = []
     for page in trace_pages():
-        if only and page.stem not in only:
+        if only and page.stem not in only and str(page.relative_to(DOCS).with_suffix("")) not in only:
             continue
         text = page.read_text(encoding="utf-8")
-        new = render_traces(sources.resolve(text))
+        new = sources.resolve(text)
         if not links_only:
             def example(match: re.Match) -> str:
                 key = (match["name"], match["op"])
@@ -67,6 +68,7 @@ def regenerate(links_only: bool = False, seconds: float = 6.0, connections: int 
 
             new = EXAMPLE.sub(example, new)
             new = TABLE.sub(table, new)
+        new = render_traces(new)  # after the examples: a reading block renders the anatomy just stored
         if new != text:
             page.write_text(new, encoding="utf-8")
             changed.append(page)
@@ -74,6 +76,7 @@ def regenerate(links_only: bool = False, seconds: float = 6.0, connections: int 
 
 
 TRACE = re.compile(r"(<!-- trace: (?P<name>\S+) -->\n)(?P<body>.*?)(<!-- /trace -->)", re.S)
+READING = re.compile(r"(<!-- reading: (?P<name>\S+) (?P<op>\S+) -->\n)(?P<body>.*?)(<!-- /reading -->)", re.S)
 TRACE_DIAGRAM = re.compile(r"(<!-- trace-diagram: (?P<name>\S+) -->\n)(?P<body>.*?)(<!-- /trace-diagram -->)", re.S)
 
 
@@ -105,4 +108,6 @@ def stored_trace(name: str) -> dict:
 def render_traces(text: str) -> str:
     """Every trace block of a page re-rendered from the stored traces."""
     text = TRACE.sub(lambda m: m[1] + tracerender.block(stored_trace(m["name"])) + m[4], text)
+    text = READING.sub(lambda m: m[1] + reading.notes(tracedata.load_anatomy(m["name"], m["op"]),
+                                                     tracedata.load(m["name"])) + m[5], text)
     return TRACE_DIAGRAM.sub(lambda m: m[1] + tracerender.diagram(stored_trace(m["name"])) + "\n" + m[4], text)

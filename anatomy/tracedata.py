@@ -1,6 +1,8 @@
-"""The stored wire traces: docs/data/traces/ENTRY.json, one per traced entry, written by
-`python -m anatomy --trace` (anatomy.wiretrace) and read by the page generation (anatomy.tracerender)
-and the tests, so a page's I/O facts and the checks of them come from one recorded run."""
+"""The stored measurements the pages render: wire traces (docs/data/traces/ENTRY.json, written by
+`python -m anatomy --trace`, anatomy.wiretrace) and anatomies (docs/data/anatomy/ENTRY-OP.json, written
+when `python -m anatomy --docs` measures a page's example), read by the page generation
+(anatomy.tracerender, anatomy.reading) and the tests, so a page's figures and the checks of them come
+from one recorded run."""
 from __future__ import annotations
 
 import json
@@ -10,6 +12,28 @@ from pathlib import Path
 from servers.core.lessons import DOCS
 
 TRACES = DOCS / "data" / "traces"
+ANATOMIES = DOCS / "data" / "anatomy"
+_BULKY = ("stacks", "rules", "threads", "driver_parts")  # profile detail no page renders from the file
+
+
+def anatomy_path(entry: str, op: str) -> Path:
+    return ANATOMIES / f"{entry}-{op}.json"
+
+
+def save_anatomy(result: dict) -> Path:
+    ANATOMIES.mkdir(parents=True, exist_ok=True)
+    cpu = {k: v for k, v in result["cpu"].items() if k not in _BULKY}
+    kept = {k: v for k, v in result.items() if k not in ("workdir", "flame")}
+    out = anatomy_path(result["entry"], result["op"])
+    out.write_text(json.dumps({**kept, "cpu": cpu}, indent=1, default=str) + "\n", encoding="utf-8")
+    return out
+
+
+def load_anatomy(entry: str, op: str) -> dict | None:
+    try:
+        return json.loads(anatomy_path(entry, op).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
 
 
 def path(entry: str) -> Path:

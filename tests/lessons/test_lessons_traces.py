@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from anatomy import docs, tracedata, tracerender, wiretrace
+from anatomy import docs, reading, tracedata, tracerender, wiretrace
 from servers.core import catalog
 from servers.core.lessons import DOCS, pages
 
@@ -106,3 +106,44 @@ def test_a_fresh_trace_agrees_with_the_stored_one(name, tmp_path):
             assert (old.value is None) == (new.value is None), f"{name} {old.id}: {old.text!r} -> {new.text!r}"
             if old.value is not None:
                 assert abs(old.value - new.value) <= max(0.5, 0.15 * old.value), f"{name} {old.id}"
+
+
+def reading_section(text: str) -> str:
+    """The prose of a page's "Reading the numbers", its generated block left out."""
+    section = text.split("### Reading the numbers", 1)[1].split("\n#", 1)[0]
+    return docs.READING.sub("", section)
+
+
+@pytest.mark.parametrize("page", SERVER_PAGES, ids=lambda p: p.stem)
+def test_reading_the_numbers_is_generated_from_the_stored_anatomy_and_trace(page):
+    text = page.read_text(encoding="utf-8")
+    block = docs.READING.search(text)
+    assert block, f"{page.name}: no <!-- reading: NAME OP --> block under Reading the numbers"
+    anatomy = tracedata.load_anatomy(block["name"], block["op"])
+    assert anatomy is not None, f"no stored anatomy: python -m anatomy --docs servers/{page.stem}"
+    assert block["body"] == reading.notes(anatomy, tracedata.load(block["name"])), f"{page.name} is stale"
+    example = docs.EXAMPLE.search(text)
+    assert f"{anatomy['load']['requests_per_s']:,.0f} requests/s" in example["body"], \
+        f"{page.name}: the anatomy block and the stored anatomy are not one run"
+
+
+@pytest.mark.parametrize("page", SERVER_PAGES, ids=lambda p: p.stem)
+def test_reading_the_numbers_prose_restates_no_measured_figure(page):
+    """A share, a latency or a measured decimal in the prose would go stale at the next --docs: the prose
+    explains the generated figures and leaves the numbers to them."""
+    prose_text = reading_section(page.read_text(encoding="utf-8"))
+    figures = re.findall(r"\d[\d,]*(?:\.\d+)?\s*(?:%|ms\b)|\b\d+\.\d+\b|\b\d{1,3}(?:,\d{3})+\b", prose_text)
+    assert not figures, f"{page.name}: measured figures in the prose: {figures}"
+
+
+@pytest.mark.parametrize("page", SERVER_PAGES, ids=lambda p: p.stem)
+def test_a_function_the_reading_prose_names_is_in_the_measured_profile(page):
+    """`Config.__getattr__` near the top, held time in `close_graceful`: each function the prose names is
+    among the stored anatomy's top on-CPU or held rows, so a re-measurement that moves it out fails here."""
+    text = page.read_text(encoding="utf-8")
+    block = docs.READING.search(text)
+    cpu = tracedata.load_anatomy(block["name"], block["op"])["cpu"]
+    functions = [row["function"].split(" (")[0] for row in cpu.get("top", []) + cpu.get("top_held", [])]
+    named = [n for n in re.findall(r"`([A-Za-z_][\w.<>]*)`", reading_section(text)) if "." in n or "_" in n]
+    missing = [n for n in named if not any(n in f for f in functions)]
+    assert not missing, f"{page.name} names {missing}, not among the measured rows {functions}"
