@@ -12,6 +12,9 @@ ASGIHandler reads the body, then runs the same middleware and URL resolver as th
 awaits an async view (AsyncMongoClient, redis.asyncio, made in the worker's loop). Django runs each
 MiddlewareMixin hook through sync_to_async, in a thread that each request's ThreadSensitiveContext
 starts anew.
+
+Caveat: a worker that dies is not replaced: Hypercorn's supervisor stops every worker and the server
+exits (1 here; `hypercorn` itself exits 0, so a restart-on-failure process manager leaves it down).
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

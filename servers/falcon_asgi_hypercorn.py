@@ -10,6 +10,9 @@ to 3 s, then the supervisor terminates them.
 
 Falcon routes to `async def on_get` responders and serializes resp.media per request. Mongo through
 AsyncMongoClient and Redis through redis.asyncio, made in the worker's loop.
+
+Caveat: a worker that dies is not replaced: Hypercorn's supervisor stops every worker and the server
+exits (1 here; `hypercorn` itself exits 0, so a restart-on-failure process manager leaves it down).
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
