@@ -383,3 +383,45 @@ def by_operation(caps: list[Capacity]) -> dict[str, list[Capacity]]:
     for c in caps:
         out.setdefault(c.operation, []).append(c)
     return out
+
+
+@dataclass
+class ForeignLoad:
+    """What other processes took of the machine during a run's steps (Result.foreign_cpu_pct), and
+    what it cost: the void steps measured again, and the capacity cells that stayed void."""
+
+    pct: tuple[float, float, float]  # min, median, max over the measured steps and runs, % of all cores
+    measured: int
+    reruns: list = field(default_factory=list)  # (void step superseded, the step that replaced it or None)
+    void_cells: list = field(default_factory=list)  # (Capacity, max foreign % of its void steps)
+
+    def describe(self) -> str:
+        low, median, high = self.pct
+        cleared = sum(1 for _, after in self.reruns if after is not None and not after.void_reasons)
+        text = (f"foreign load (CPU of processes other than the server, tool, backends and benchmark): median "
+                f"{median:.0f}% of the machine, max {high:.0f}% over {self.measured} measurements; "
+                f"{len(self.reruns)} void steps measured again, {cleared} of them no longer void")
+        if self.void_cells:
+            text += "; void cells: " + ", ".join(f"{c.entrypoint} {c.operation} (foreign up to {pct:.0f}%)"
+                                                 for c, pct in self.void_cells)
+        return text
+
+
+def foreign_load(results: list) -> ForeignLoad | None:
+    measured = [r.foreign_cpu_pct for r in results if getattr(r, "foreign_cpu_pct", None) is not None]
+    if not measured:
+        return None
+    reruns = []
+    for r in results:
+        if r.superseded and r.void_reasons:
+            after = next((x for x in results if x.rerun == r.rerun + 1 and x.rate == r.rate and x.mode == r.mode
+                          and _ramp_key(x) == _ramp_key(r) and x.repeat == r.repeat and x.sequence > r.sequence), None)
+            reruns.append((r, after))
+    void_cells = []
+    for cap in capacities(results):
+        if cap.void:
+            seen = [r.foreign_cpu_pct for ramp in cap.ramps for r in ramp.steps
+                    if r.void_reasons and r.foreign_cpu_pct is not None]
+            void_cells.append((cap, max(seen, default=0.0)))
+    return ForeignLoad((min(measured), statistics.median(measured), max(measured)), len(measured), reruns,
+                       void_cells)

@@ -214,3 +214,23 @@ def test_a_step_records_the_cpu_other_processes_took_meanwhile():
         pytest.skip(f"the machine is too busy: the busy process got {share:.1f}% of it")
     difference = unknown.result.foreign_cpu_pct - known.result.foreign_cpu_pct
     assert difference == pytest.approx(share, abs=max(4.0, 0.4 * share)), (unknown.result, known.result, share)
+
+
+def test_the_run_says_what_the_foreign_load_was_and_which_cells_it_cost():
+    def at(rate, held, void=(), rerun=0, superseded=False, foreign=5.0, entry="a", seq=0):
+        return Result(entrypoint=entry, operation="hello", loop="open", mode="capacity", rate=rate, slo_held=held,
+                      void_reasons=list(void), rerun=rerun, superseded=superseded, foreign_cpu_pct=foreign,
+                      sequence=seq, slo={"bounds_ms": {"p99": 25.0}, "min_success": 0.999})
+
+    busy = ["the tool sent 900/s of 2,000/s offered with its cores 100% busy"]
+    results = [at(1000, True, seq=1), at(2000, False, busy, superseded=True, foreign=60.0, seq=2),
+               at(2000, False, rerun=1, foreign=8.0, seq=3),  # cleared: the stack's own miss
+               at(1000, True, entry="b", seq=4), at(2000, False, busy, entry="b", superseded=True, foreign=70.0, seq=5),
+               at(2000, False, busy, entry="b", rerun=1, foreign=65.0, seq=6)]  # still void: the cell is void
+    f = capacity.foreign_load(results)
+    assert f.pct == (5.0, 34.0, 70.0) and f.measured == 6
+    assert [(r.entrypoint, after.sequence) for r, after in f.reruns] == [("a", 3), ("b", 6)]
+    assert [(c.entrypoint, pct) for c, pct in f.void_cells] == [("b", 65.0)]  # the step it rests on
+    text = f.describe()
+    assert "median 34% of the machine, max 70%" in text and "2 void steps measured again, 1 of them no longer void" in text
+    assert capacity.foreign_load([Result(entrypoint="a")]) is None
