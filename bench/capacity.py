@@ -385,6 +385,9 @@ def by_operation(caps: list[Capacity]) -> dict[str, list[Capacity]]:
     return out
 
 
+FOREIGN_SUSPECT_PCT = 30.0  # a step that missed the SLO while others took this share of the machine: suspect
+
+
 @dataclass
 class ForeignLoad:
     """What other processes took of the machine during a run's steps (Result.foreign_cpu_pct), and
@@ -394,6 +397,9 @@ class ForeignLoad:
     measured: int
     reruns: list = field(default_factory=list)  # (void step superseded, the step that replaced it or None)
     void_cells: list = field(default_factory=list)  # (Capacity, max foreign % of its void steps)
+    # (Capacity, foreign %): cells whose deciding miss (the lowest rate that failed; every step, when
+    # none held) ran while others took >= FOREIGN_SUSPECT_PCT of the machine: the stack may hold more
+    suspect: list = field(default_factory=list)
 
     def describe(self) -> str:
         low, median, high = self.pct
@@ -401,6 +407,10 @@ class ForeignLoad:
         text = (f"foreign load (CPU of processes other than the server, tool, backends and benchmark): median "
                 f"{median:.0f}% of the machine, max {high:.0f}% over {self.measured} measurements; "
                 f"{len(self.reruns)} void steps measured again, {cleared} of them no longer void")
+        if self.suspect:
+            text += (f"; missed the SLO while others took >= {FOREIGN_SUSPECT_PCT:.0f}% of the machine (their "
+                     f"capacity may be higher): " + ", ".join(f"{c.entrypoint} {c.operation} ({pct:.0f}%)"
+                                                            for c, pct in self.suspect))
         if self.void_cells:
             text += "; void cells: " + ", ".join(f"{c.entrypoint} {c.operation} (foreign up to {pct:.0f}%)"
                                                  for c, pct in self.void_cells)
@@ -423,5 +433,13 @@ def foreign_load(results: list) -> ForeignLoad | None:
             seen = [r.foreign_cpu_pct for ramp in cap.ramps for r in ramp.steps
                     if r.void_reasons and r.foreign_cpu_pct is not None]
             void_cells.append((cap, max(seen, default=0.0)))
+    suspect = []
+    for cap in capacities(results):
+        decided = [r for ramp in cap.ramps for r in ramp.steps if r.ok and not r.void_reasons and r.slo_held is False]
+        if cap.capacity is not None:
+            decided = [r for r in decided if r.rate == min(x.rate for x in decided)] if decided else []
+        foreign = [r.foreign_cpu_pct for r in decided if r.foreign_cpu_pct is not None]
+        if foreign and min(foreign) >= FOREIGN_SUSPECT_PCT:
+            suspect.append((cap, min(foreign)))
     return ForeignLoad((min(measured), statistics.median(measured), max(measured)), len(measured), reruns,
-                       void_cells)
+                       void_cells, suspect)

@@ -234,3 +234,10 @@ def test_the_run_says_what_the_foreign_load_was_and_which_cells_it_cost():
     text = f.describe()
     assert "median 34% of the machine, max 70%" in text and "2 void steps measured again, 1 of them no longer void" in text
     assert capacity.foreign_load([Result(entrypoint="a")]) is None
+    # a miss under a busy machine makes its cell suspect; a miss on a quiet one does not
+    assert f.suspect == []
+    results += [at(500, False, foreign=80.0, entry="c", seq=7), at(250, False, foreign=75.0, entry="c", seq=8),
+                at(500, True, entry="d", seq=9), at(700, False, foreign=40.0, entry="d", seq=10),
+                at(900, False, foreign=90.0, entry="d", seq=11)]
+    assert [(c.entrypoint, pct) for c, pct in capacity.foreign_load(results).suspect] == [("c", 75.0), ("d", 40.0)]
+    assert "capacity may be higher): c hello (75%), d hello (40%)" in capacity.foreign_load(results).describe()
