@@ -34,6 +34,9 @@ DEFAULT_SLO = "p99=25ms"
 MIN_SUCCESS = 0.999
 COMMON_FRACTION = 0.5  # the common rate: a rung at or below this share of the slowest capacity
 UNITS_MS = {"ms": 1.0, "s": 1000.0, "us": 0.001}
+# a step that missed the SLO while other processes took this share of the machine (%) is suspect: it is
+# measured again (RampSettings.spoiled_pct), and a cell it decided is named (ForeignLoad.suspect)
+FOREIGN_SUSPECT_PCT = 30.0
 STEP_OVERHEAD_S = 0.6  # vegeta's start and its per-request record read back, per step
 
 
@@ -100,6 +103,9 @@ class RampSettings:
     knee_fraction: float = 0.7  # with a guess of the knee, the first rung is this share of it
     void_reruns: int = 1  # a void step measured again, at most this many times, before the ramp believes it
     void_pause_s: float = 1.0  # ... after this pause (a briefly busy machine calms down)
+    # a step that missed the SLO while other processes took this share of the machine (%) is measured
+    # again like a void one (None: never)
+    spoiled_pct: float | None = FOREIGN_SUSPECT_PCT
 
     def step_seconds(self, rate: float, slo: Slo) -> float:
         """Measured seconds at rate: step_s, or longer until tail_samples lie beyond the percentile."""
@@ -383,9 +389,6 @@ def by_operation(caps: list[Capacity]) -> dict[str, list[Capacity]]:
     for c in caps:
         out.setdefault(c.operation, []).append(c)
     return out
-
-
-FOREIGN_SUSPECT_PCT = 30.0  # a step that missed the SLO while others took this share of the machine: suspect
 
 
 @dataclass
