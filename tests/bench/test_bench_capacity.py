@@ -419,8 +419,8 @@ def test_the_report_says_the_foreign_load_the_void_reruns_and_where_the_backends
         in md
     assert "- Ranked by capacity: `a` 1,000/s" in md  # a's capacity from its second look at 1,000/s
     # c's capacity was decided by a miss while others took 45% of the machine: it may hold more
-    assert "- `c` may hold more: the miss that decided its capacity ran while other processes took 45% of the machine." \
-        in md and "`a` may hold more" not in md
+    assert "- May hold more (the miss that decided the capacity ran while other processes took this share of the " \
+        "machine): `c` (45%)." in md
     assert "taskset: server on cpu 0, load tool on cpu 1; local backends on cpu 0 (with the server)" in md
 
 
