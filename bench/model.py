@@ -58,8 +58,8 @@ class Config:
 
     @property
     def load(self) -> str:
-        if self.loop == "open":
-            return f"{self.rate:g}/s"
+        if self.loop == "open":  # a capacity ramp that failed before its first step has no rate
+            return f"{self.rate:g}/s" if self.rate is not None else "ramp"
         return f"c={self.connections}" + (f" t={self.threads}" if self.tool == "wrk" and self.threads else "")
 
     @property

@@ -264,3 +264,16 @@ def test_the_run_says_what_the_foreign_load_was_and_which_cells_it_cost():
                 at(900, False, foreign=90.0, entry="d", seq=11)]
     assert [(c.entrypoint, pct) for c, pct in capacity.foreign_load(results).suspect] == [("c", 75.0), ("d", 40.0)]
     assert "capacity may be higher): c hello (75%), d hello (40%)" in capacity.foreign_load(results).describe()
+
+
+def test_a_ramp_that_failed_before_its_first_step_is_reported_not_a_crash(tmp_path):
+    """The backends did not start: every ramp of a backend route is one failed Result without a rate."""
+    from bench import reports
+
+    failed = Result(entrypoint="sanic", operation="redis-pooled", tool="vegeta", loop="open", rate=None,
+                    status="failed", failure="backends: local backends did not start")
+    held = Result(entrypoint="sanic", operation="hello", tool="vegeta", loop="open", mode="capacity", rate=500.0,
+                  slo_held=True, requests=300, requests_per_s=500.0, success_ratio=1.0,
+                  slo={"bounds_ms": {"p99": 25.0}, "min_success": 0.999})
+    _, _, md = reports.write([held, failed], tmp_path, "t")
+    assert "backends: local backends did not start" in md
