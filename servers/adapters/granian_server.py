@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from granian.http import HTTP1Settings
 from granian.constants import Interfaces, Loops
 from granian.log import LogLevels
 from granian.server import Server
@@ -36,6 +37,7 @@ from granian.server import Server
 from servers.adapters import workers
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
+from servers.core import server_options
 from servers.core.options import Options
 
 
@@ -56,12 +58,20 @@ def serve_wsgi(app_path: str, options: Options, ready: Callable[[], None]) -> No
     _serve(Interfaces.WSGI, app_path, options, ready, blocking_threads=THREADS_PER_WORKER)
 
 
+def _given() -> dict[str, Any]:
+    """A setting's options; its HTTP/1 ones (a dict under http1_settings) as granian's HTTP1Settings."""
+    given = server_options.given()
+    if "http1_settings" in given:
+        given["http1_settings"] = HTTP1Settings(**dict(given["http1_settings"]))
+    return given
+
+
 def _serve(interface: Interfaces, app_path: str, options: Options, ready: Callable[[], None],
            **extra: Any) -> None:
     server = Server(
         app_path, address=options.host, port=options.port, interface=interface, workers=options.workers,
         loop=Loops.uvloop, backlog=LISTEN_BACKLOG, log_level=LogLevels.warning, log_access=False,
-        respawn_failed_workers=True, workers_kill_timeout=int(GRACE_SECONDS), **extra,
+        respawn_failed_workers=True, workers_kill_timeout=int(GRACE_SECONDS), **extra, **_given(),
     )
     workers.hand_over(app_path, options)
     server.serve(target_loader=_load)

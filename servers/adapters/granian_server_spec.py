@@ -1,7 +1,7 @@
 """granian in WSGI, ASGI and RSGI mode (servers/adapters/granian_server.py)."""
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.specs import ASGI, ASYNCIO_PATHS, RSGI, WSGI, Caveat, ServerSpec
+from servers.core.specs import ASGI, ASYNCIO_PATHS, RSGI, WSGI, Caveat, ServerSpec, Setting
 
 # On Linux granian's main process holds no socket: it hands each worker the address, and the worker
 # binds its own socket with SO_REUSEPORT (granian/server/common.py _init_shared_socket).
@@ -23,7 +23,10 @@ EMPTY_PATH = Caveat("granian-empty-path",
                     "HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an empty "
                     "path, which the framework redirects to / or serves as /")
 CONNECT = Caveat("granian-connect", "HTTP/1.1: granian hands CONNECT to the ASGI app, which redirects it (307; Django's 301)")
-_COMMON = dict(lesson="granian", replaces_dead_workers=True)
+# The safety settings its users turn on (grid columns: tests/conformance/settings.py): granian's HTTP/1 options.
+_SETTINGS = (Setting("keep-alive-off", "HTTP/1 keep-alive off (--no-http1-keep-alive): the connection closes "
+                                       "after each response", options=(("http1_settings", (("keep_alive", False),)),)),)
+_COMMON = dict(lesson="granian", replaces_dead_workers=True, settings=_SETTINGS)
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"granian": ("granian>=2.8.9", "uvloop>=0.23.0")}

@@ -1,5 +1,5 @@
 """Sanic's own multi-worker server (servers/adapters/sanic_server.py)."""
-from servers.core.specs import ASYNCIO_PATHS, Caveat, ServerSpec
+from servers.core.specs import ASYNCIO_PATHS, Caveat, ServerSpec, Setting
 
 SPECS = (
     ServerSpec(name="sanic", interface="sanic", serve="servers.adapters.sanic_server:serve", model="asyncio",
@@ -10,6 +10,9 @@ SPECS = (
                caveats=(Caveat("sanic-parser",
                                "HTTP/1.1 (smuggling-relevant): sanic accepts invalid chunk sizes, whitespace before "
                                "the colon and invalid field names: expose it behind a proxy"),),
+               # the safety settings its users turn on (grid columns: tests/conformance/settings.py)
+               settings=(Setting("keep-alive-off", "KEEP_ALIVE=False: the connection closes after each response",
+                                 env=(("SANIC_KEEP_ALIVE", "False"),)),),
                pip_packages=("sanic", "uvloop"), lesson="sanic",
                code_paths=("sanic/server/", "sanic/worker/", "sanic/http/", "sanic/mixins/startup.py",
                            "multiprocessing/", *ASYNCIO_PATHS),

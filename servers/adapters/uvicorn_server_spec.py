@@ -1,7 +1,7 @@
 """uvicorn with uvloop and httptools (servers/adapters/uvicorn_server.py)."""
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.specs import ASGI, ASYNCIO_PATHS, Caveat, ServerSpec
+from servers.core.specs import ASGI, ASYNCIO_PATHS, Caveat, ServerSpec, Setting
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"uvicorn": ("uvicorn>=0.55.0", "uvloop>=0.23.0", "httptools>=0.9.0")}
@@ -26,6 +26,9 @@ SPECS = (
                         Caveat("uvicorn-httptools",
                                "HTTP/1.1: uvicorn (httptools) serves HTTP/2.0 and HTTP/0.9 request lines and "
                                "checks no Host")),
+               # the safety settings its users turn on (grid columns: tests/conformance/settings.py)
+               settings=(Setting("h11", "uvicorn's pure-Python h11 protocol (--http h11) instead of httptools",
+                                 options=(("http", "h11"),)),),
                pip_packages=("uvicorn", "uvloop", "httptools"), lesson="uvicorn",
                code_paths=("uvicorn/", "httptools/", *ASYNCIO_PATHS), replaces_dead_workers=True),
 )

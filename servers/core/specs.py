@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from servers.core import server_options
+
 # Interfaces an app speaks and a server serves (RSGI is granian's own, the interface Emmett is written to);
 # any other value is a framework's own API (sanic, tornado, twisted, stdlib), served only by
 # that framework's server, or "go" (servers/go commands).
@@ -33,6 +35,23 @@ class Caveat:
     # (test name pattern, strict): a reliability test id, {name} the stack, * a wildcard (fnmatch);
     # strict: it must keep failing (if the stack starts to cope, the caveat has to go).
     evidence: tuple[tuple[str, bool], ...] = ()
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A setting users turn on for safety (keep-alive off, another parser), run as a column of the
+    conformance grid with its cost in capacity (tests/conformance/settings.py): the entry's extra
+    environment, a server's own variables (`env`) and options for the server's API (`options`,
+    servers/core/server_options.py), with the package it needs (`needs`, importable module) if any."""
+
+    key: str
+    text: str
+    options: tuple[tuple[str, object], ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    needs: str = ""
+
+    def environment(self) -> dict[str, str]:
+        return {**server_options.environment(dict(self.options)), **dict(self.env)}
 
 
 @dataclass(frozen=True)
@@ -56,6 +75,7 @@ class ServerSpec:
     code_paths: tuple[str, ...] = ()  # frame path prefixes the anatomy attributes to the server
     replaces_dead_workers: bool = False  # the reliability suite kills a worker and expects a new one
     process_per_connection: bool = False  # forks a short-lived child per connection
+    settings: tuple[Setting, ...] = ()  # the safety settings its users turn on, as grid columns
 
     @property
     def serve_module(self) -> str:
