@@ -1,8 +1,8 @@
 """The capacity charts of report.html, drawn with plotly: interactive (values on hover, stacks toggled in
 the legend) and self-contained (plotly.js is embedded once per page, so the file opens offline).
 
-capacity_bars: per operation, each stack's capacity within the SLO with its interval; a void
-capacity (a lower bound: the tool or the backend was the bound) is grey and says why.
+capacity_bars: per operation (the model's Answer), each stack's capacity within the SLO with its
+interval; a void capacity (a lower bound: the tool or the backend was the bound) is grey and says why.
 curves: per operation, p50 and p99 (from the intended send time) against the achieved rate, one
 line per stack, log latency axis, the SLO's bounds drawn; void steps are grey crosses.
 """
@@ -13,45 +13,40 @@ import math
 import plotly.graph_objects as go
 
 from bench.capacity import Capacity, Slo
-from servers.core import catalog
+from bench.model import Answer
 
 PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b2", "#937860", "#da8bc3", "#8c8c8c", "#ccb974",
            "#64b5cd", "#1b9e77", "#d95f02")
 VOID_COLOR = "#b0b0b0"
 
 
-def _ops(caps: list[Capacity]) -> list[str]:
-    present = {c.operation for c in caps}
-    return [op for op in catalog.ALL_OPS if op in present] + sorted(present - set(catalog.ALL_OPS))
-
-
 def _name(c: Capacity) -> str:
     return c.entrypoint + (" [dev-only]" if getattr(c.first, "dev_only", False) else "")
 
 
-def capacity_bars(caps: list[Capacity], operation: str) -> go.Figure | None:
-    group = sorted([c for c in caps if c.operation == operation and c.capacity], key=lambda c: c.capacity)
+def capacity_bars(answer: Answer) -> go.Figure | None:
+    """The answer's capacities as bars, slowest at the bottom, the interval as error bars."""
+    group = [s for s in reversed(answer.standings) if s.value]
     if not group:
         return None
-    lows = [c.capacity - (c.interval[0] if c.interval else c.capacity) for c in group]
-    highs = [(c.interval[1] if c.interval else c.capacity) - c.capacity for c in group]
+    lows = [s.value - (s.interval[0] if s.interval else s.value) for s in group]
+    highs = [(s.interval[1] if s.interval else s.value) - s.value for s in group]
     hover = []
-    for c in group:
-        text = f"{_name(c)}<br>capacity {c.capacity:,.0f}/s"
-        if c.interval:
-            text += f"<br>interval {c.interval[0]:,.0f}–{c.interval[1]:,.0f}/s"
-        text += f"<br>ramps {len(c.ramps)}"
-        if c.void:
-            text += "<br>VOID (a lower bound): " + "; ".join(c.void_reasons)
+    for s in group:
+        text = f"{_name(s.capacity)}<br>capacity {s.value:,.0f}/s"
+        if s.interval:
+            text += f"<br>interval {s.interval[0]:,.0f}–{s.interval[1]:,.0f}/s"
+        text += f"<br>ramps {len(s.capacity.ramps)}"
+        if s.void_reasons:
+            text += "<br>VOID (a lower bound): " + "; ".join(s.void_reasons)
         hover.append(text)
     fig = go.Figure(go.Bar(
-        x=[c.capacity for c in group], y=[_name(c) + (" (void)" if c.void else "") for c in group],
-        orientation="h", marker_color=[VOID_COLOR if c.void else PALETTE[0] for c in group],
-        marker_pattern_shape=["/" if c.void else "" for c in group],
+        x=[s.value for s in group], y=[_name(s.capacity) + (" (void)" if s.void_reasons else "") for s in group],
+        orientation="h", marker_color=[VOID_COLOR if s.void_reasons else PALETTE[0] for s in group],
+        marker_pattern_shape=["/" if s.void_reasons else "" for s in group],
         error_x={"type": "data", "symmetric": False, "array": highs, "arrayminus": lows},
         hovertext=hover, hoverinfo="text"))
-    slo = group[0].slo
-    fig.update_layout(title=f"{operation}: capacity within {slo.describe()}", xaxis_title="requests/s held",
+    fig.update_layout(title=f"{answer.operation}: capacity within {answer.slo}", xaxis_title="requests/s held",
                       height=140 + 32 * len(group), margin={"l": 10, "r": 10, "t": 50, "b": 40},
                       template="plotly_white")
     return fig
@@ -97,14 +92,15 @@ def curves(caps: list[Capacity], operation: str) -> go.Figure | None:
     return fig
 
 
-def placed(caps: list[Capacity], ops: list[str]) -> dict[str, list[str]]:
+def placed(answers: tuple[Answer, ...], caps: list[Capacity]) -> dict[str, list[str]]:
     """The charts' HTML by where report.html places them: "answer:OP" an operation's capacity bars (by
     its answer), "curves" every latency curve; plotly.js is embedded with the first one only."""
-    order = [(f"answer:{op}", capacity_bars(caps, op)) for op in ops] + \
-        [("curves", curves(caps, op)) for op in _ops(caps)]
+    order = [(f"answer:{a.operation}", capacity_bars(a)) for a in answers] + \
+        [("curves", curves(caps, a.operation)) for a in answers]
     out: dict[str, list[str]] = {}
-    for key, fig in order:
-        if fig is not None:
-            div = fig.to_html(full_html=False, include_plotlyjs=not out, config={"displaylogo": False})
+    for n, (key, fig) in enumerate(order):
+        if fig is not None:  # ids of their own: the same model renders the same page
+            div = fig.to_html(full_html=False, include_plotlyjs=not out, config={"displaylogo": False},
+                              div_id=f"chart-{n}")
             out.setdefault(key, []).append(div)
     return out

@@ -116,15 +116,15 @@ def _grouped_latency(rows: list[Row], keys: tuple[str, ...], title: str, with_op
     ax.set_xscale("log")
     ax.set_xlabel("latency, ms (log scale)", fontsize=8)
     ax.grid(axis="x", alpha=0.3, which="both")
-    ax.legend(fontsize=7, loc="lower right")
+    fig.legend(*ax.get_legend_handles_labels(), fontsize=7, loc="outside right upper")  # beside the bars, not on them
     ax.invert_yaxis()
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title, fontsize=10, loc="left")
     return _png(fig)
 
 
 def latency_percentiles(rows: list[Row]) -> bytes | None:
-    return _grouped_latency(rows, PERCENTILE_KEYS, f"Latency percentiles (closed loop; {CO_MARK} coordinated "
-                            "omission: the tool stops sending while the server stalls, the tail is understated)",
+    return _grouped_latency(rows, PERCENTILE_KEYS, f"Latency percentiles (closed loop)\n{CO_MARK} coordinated omission: a stalled "
+                            "server stops the tool, so the tail is understated",
                             with_op=True)
 
 

@@ -93,7 +93,7 @@ def render(report: Report, title: str = "Benchmark report") -> str:
     if report.session is None:
         return "\n".join([*parts, "<p>No results.</p></body></html>"])
     first, rest = opening(report), sections(report)
-    plots = capacity_charts.placed(list(report.capacities), [s.operation for s in first])
+    plots = capacity_charts.placed(report.answers, list(report.capacities))
     for s in first:
         parts += section(s, report, plots)
     parts += ["<h2>How it was measured</h2>",

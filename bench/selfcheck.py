@@ -70,6 +70,13 @@ def _cpu_times(cpus: list[int]) -> tuple[float, float]:
     return busy, total
 
 
+def _process_cpu() -> float:
+    """CPU seconds the machine spent in processes since boot (user, nice, system: not interrupts,
+    whose loopback share is the load's own, nor steal, the noise probe's)."""
+    t = psutil.cpu_times()
+    return t.user + t.nice + t.system
+
+
 def _own_cpu() -> float:
     """CPU seconds of this process and the children it reaped (the load tools)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
@@ -140,7 +147,7 @@ class Watch:
         self._wall = time.monotonic()
         self._cpu = _children_cpu()
         self._busy, self._total = _cpu_times(self.cpus)
-        self._machine, _ = _cpu_times([])
+        self._machine = _process_cpu()
         self._own = _own_cpu()
         self._known = _trees_cpu(list(self.known_pids()))
         if self.sample_connections:
@@ -154,7 +161,7 @@ class Watch:
         wall = time.monotonic() - self._wall
         cpu = _children_cpu() - self._cpu
         busy, total = _cpu_times(self.cpus)
-        machine, _ = _cpu_times([])
+        machine = _process_cpu()
         known = _trees_cpu(list(self.known_pids()))
         ours = _own_cpu() - self._own + sum(cpu - self._known.get(pid, 0.0) for pid, cpu in known.items())
         cores = len(psutil.cpu_times(percpu=True)) or 1

@@ -20,17 +20,24 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_rendering_computes_nothing(raw, monkeypatch):
     """Once built, the model renders with every statistic and aggregation out of reach."""
-    results = sample(raw) + session()
+    from test_bench_capacity import bracket
+
+    from bench import capacity
+
+    results = sample(raw) + session() + bracket("a", 1000, 2000) + bracket("b", 900, 1500) + bracket("c", 300, 400)
     report = model.build(results)
     md, page = results_md.render(report), report_html.render(report)
     assert report.pairs and report.failures and report.opened  # every section is there to render
+    assert report.answers and report.answers[0].links  # and the answer
 
     def computing(*args, **kwargs):
         raise AssertionError("a renderer computed a derived value")
 
     for module, name in ((statistics, "median"), (significance, "ratio_of_medians"), (model, "derive"),
                          (model, "rows"), (model, "ranked_pairs"), (model, "route_pairs"), (model, "failures"),
-                         (model, "noise"), (model, "session"), (model, "build"), (model, "_median")):
+                         (model, "noise"), (model, "session"), (model, "build"), (model, "_median"),
+                         (model, "answers"), (model, "answer"), (model, "overlap"), (capacity, "capacities"),
+                         (capacity, "common_rate"), (capacity, "foreign_load"), (capacity.Capacity, "cost_at")):
         monkeypatch.setattr(module, name, computing)
     assert results_md.render(report) == md and report_html.render(report) == page
 
