@@ -115,8 +115,8 @@ class Ramper:
         if result.void_reasons:
             return f"void ({'; '.join(result.void_reasons)})"
         spoiled = self.settings.ramp.spoiled_pct
-        if result.mode != "calibration" and spoiled is not None and result.slo_held is False and \
-                (result.foreign_cpu_pct or 0.0) >= spoiled:
+        # calibration too: a tool that fell behind while others took the machine did not meet its own limit
+        if spoiled is not None and result.slo_held is False and (result.foreign_cpu_pct or 0.0) >= spoiled:
             return f"missed the SLO while others took {result.foreign_cpu_pct:.0f}% of the machine"
         return ""
 
