@@ -255,7 +255,9 @@ def test_a_real_short_ramp_against_go_nethttp(tmp_path):
     assert counts and all(i <= n for i, n in counts), counts  # the ramp's steps count in N as they come
     modes = [r.mode for r in results]
     assert "calibration" in modes and "capacity" in modes
-    steps = [r for r in results if r.mode == "capacity"]
+    # the steps the ramp believed (a void one, or a miss while other processes took the machine, is
+    # measured again: the first look is kept, superseded)
+    steps = [r for r in results if r.mode == "capacity" and not r.superseded]
     assert all(r.ok for r in steps), [r.failure for r in steps]
     first = steps[0]
     assert first.rate == 200 and first.sent_rate == pytest.approx(200, rel=0.2)
@@ -264,7 +266,7 @@ def test_a_real_short_ramp_against_go_nethttp(tmp_path):
     assert first.server_cpu_s is not None and first.tool_cpu_s is not None and first.slo["bounds_ms"] == {"p99": 2000}
     (cap,) = capacity.capacities(results)
     assert len(cap.ramps) == 1 and [r.rate for r in cap.curve()] == sorted(r.rate for r in steps)
-    (cost,) = [r for r in results if r.mode == "cost"]  # after the ramps, one step at the common rate
+    (cost,) = [r for r in results if r.mode == "cost" and not r.superseded]  # after the ramps, one step at the common rate
     assert cost.rate == capacity.common_rate([cap]) and cap.cost_at(cost.rate)[0] == cost.rate
     lines = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert {line["mode"] for line in lines} == {"capacity", "calibration", "cost"}
