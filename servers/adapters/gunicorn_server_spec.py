@@ -49,7 +49,10 @@ SPECS = (
                                evidence=(("test_silent_connections_do_not_stall_other_clients[{name}]", True),)), _PARSER, _BODY_AFTER_ANSWER),
                settings=(_KEEPALIVE_OFF, _C_PARSER),
                pip_packages=("gunicorn",), lesson="gunicorn-gthread",
-               code_paths=("gunicorn/", "concurrent/futures/"), **_COMMON),
+               code_paths=("gunicorn/", "concurrent/futures/"),
+               free_threaded="the pool threads of a worker run Python at the same time, so one worker can keep "
+                             "every core busy; what stays one at a time is its main thread's selector, which "
+                             "accepts and polls the kept-alive connections.", **_COMMON),
     ServerSpec(name="gunicorn-gevent", serve="servers.adapters.gunicorn_server:serve_gevent", model="greenlets",
                entry_suffix="gunicorn_gevent",
                description="gunicorn gevent workers, a greenlet per connection",

@@ -19,5 +19,7 @@ SPECS = (
                caveats=(Caveat("waitress-parser",
                                "HTTP/1.1 (smuggling-relevant): waitress keeps the connection after Content-Length "
                                "with Transfer-Encoding, ignores an empty Transfer-Encoding, checks no Host"),),
-               pip_packages=("waitress",), lesson="waitress", code_paths=("waitress/",)),
+               pip_packages=("waitress",), lesson="waitress", code_paths=("waitress/",),
+               free_threaded="its 16 threads run the app at the same time; its one event-loop thread still "
+                             "reads every request and writes every response, one connection at a time."),
 )

@@ -66,11 +66,13 @@ def handed() -> tuple[str, Options, int]:
     return data["app_path"], Options(**data["options"]), data["launcher"]
 
 
-def worker_app() -> Any:
-    """In a worker: the app, built from the handed-over path and flags; counts this worker loaded."""
+def worker_app(serves: int = 1) -> Any:
+    """In a worker: the app, built from the handed-over path and flags; counts this worker loaded (or
+    `serves` workers: granian's thread workers on free-threaded Python share the one app it loads)."""
     app_path, options, launcher = handed()
     app = build_app(app_path, options)
-    _count_loaded(options, launcher)
+    for _ in range(serves):
+        _count_loaded(options, launcher)
     return app
 
 

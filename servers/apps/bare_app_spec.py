@@ -10,6 +10,7 @@ from servers.core.specs import WSGI, FrameworkSpec
 SPECS = (
     FrameworkSpec(name="bare", framework="bare", title="Bare WSGI callable", interface=WSGI,
                   factory="servers.apps.bare_app:create_app",
+                  free_threaded=True,
                   details="The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), "
                           "the server alone.",
                   ops=("hello", "json"),

@@ -27,6 +27,7 @@ SOURCES = {"django": ("django/django", "{v}", ""), "asgiref": ("django/asgiref",
 SPECS = (
     FrameworkSpec(name="django", framework="django", title="Django's WSGI application", interface=WSGI,
                   factory="servers.apps.django_app:create_app",
+                  free_threaded=True,
                   details="WSGIHandler runs the middleware chain (SecurityMiddleware, CommonMiddleware, "
                           "XFrameOptionsMiddleware, the contract's error middleware), the URL resolver (a path "
                           "converter for the id) and a function view returning HttpResponse or JsonResponse "

@@ -15,6 +15,7 @@ THREAD_PER_REQUEST = Caveat(
 SPECS = (
     FrameworkSpec(name="django_asgi", framework="django", title="Django's ASGI application (async views)",
                   interface=ASGI, factory="servers.apps.django_asgi_app:create_app",
+                  free_threaded=True,
                   details="ASGIHandler reads the body, then runs the same middleware and URL resolver as the "
                           "WSGI app and awaits an async view (AsyncMongoClient, redis.asyncio, made in the "
                           "worker's loop). Django runs each MiddlewareMixin hook through sync_to_async, in a "

@@ -4,6 +4,7 @@ from servers.core.specs import ASGI, Caveat, FrameworkSpec
 SPECS = (
     FrameworkSpec(name="falcon_asgi", framework="falcon", title="Falcon's ASGI app (falcon.asgi)", interface=ASGI,
                   factory="servers.apps.falcon_asgi_app:create_app",
+                  free_threaded=True,
                   details="Falcon routes to `async def on_get` responders and serializes resp.media per "
                           "request. Mongo through AsyncMongoClient and Redis through "
                           "redis.asyncio, made in the worker's loop.",

@@ -15,6 +15,7 @@ SOURCES = {"flask": ("pallets/flask", "{v}", "src/")}
 SPECS = (
     FrameworkSpec(name="flask", framework="flask", title="Flask", interface=WSGI,
                   factory="servers.apps.flask_app:create_app",
+                  free_threaded=True,
                   details="Flask-PyMongo's client and redis-py's pool are made when the app is built, in the "
                           "process that serves (after any fork).",
                   pip_packages=("flask", "werkzeug"), mongo_driver="flask-pymongo", lesson="flask",

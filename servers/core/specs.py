@@ -35,6 +35,8 @@ class Caveat:
     # (test name pattern, strict): a reliability test id, {name} the stack, * a wildcard (fnmatch);
     # strict: it must keep failing (if the stack starts to cope, the caveat has to go).
     evidence: tuple[tuple[str, bool], ...] = ()
+    # False: it comes from worker processes, which a free-threaded variant (<entry>_ft) runs as threads
+    free_threaded: bool = True
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,9 @@ class ServerSpec:
     replaces_dead_workers: bool = False  # the reliability suite kills a worker and expects a new one
     process_per_connection: bool = False  # forks a short-lived child per connection
     settings: tuple[Setting, ...] = ()  # the safety settings its users turn on, as grid columns
+    # What changes when it serves on free-threaded CPython 3.13t ("" : it has no variant there): the
+    # catalog derives <entry>_ft for each app that installs there too (servers/core/interpreters.py)
+    free_threaded: str = ""
 
     @property
     def serve_module(self) -> str:
@@ -112,6 +117,9 @@ class FrameworkSpec:
     host_checks: tuple[str, ...] = ()
     default_server: str = ""  # its default server: compose names that entry <framework>-<family> too
     json_paths: tuple[str, ...] = ("json/",)  # frame path prefixes of the JSON code it runs (the anatomy's json layer)
+    # It installs on free-threaded CPython 3.13t with the GIL kept off (the set-up's record says so,
+    # records/interpreters/python3.13t.json): its entries on servers with a free_threaded text get a variant
+    free_threaded: bool = False
 
     @property
     def entry_prefix(self) -> str:
