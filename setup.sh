@@ -6,8 +6,17 @@
 #     project's virtualenv .venv where that Python refuses pip (PEP 668: Debian's own python3);
 #     scripts/project-python.sh has the rule, and bench.sh and test.sh pick the same interpreter
 #   Go tools: vegeta (constant-rate load); the Go servers and FerretDB build on first use
+#   --free-threaded: also CPython 3.13t and its virtualenv .venv-ft (scripts/free-threaded-setup.sh:
+#     about 8 minutes on 2 quiet cores the first time, the interpreter cached in ~/.cache/refsuite)
 set -euo pipefail
 cd "$(dirname "$0")"
+FREE_THREADED=0
+for arg in "$@"; do
+  case "$arg" in
+    --free-threaded) FREE_THREADED=1 ;;
+    *) echo "usage: ./setup.sh [--free-threaded]" >&2; exit 2 ;;
+  esac
+done
 
 mapfile -t APT_PACKAGES < <(grep -v '^#' apt-packages.txt)
 VEGETA=github.com/tsenart/vegeta/v12@v12.13.0
@@ -54,4 +63,5 @@ fi
 for name in $("$PY" -c "from servers.core import catalog; print(*catalog.GO_COMMANDS)"); do
   "$PY" -c "from servers.core.command import build_go; build_go('$name')"
 done
+if ((FREE_THREADED)); then scripts/free-threaded-setup.sh; fi
 echo "setup: done, on $PY (vegeta in $GOBIN_DIR; add it to PATH to use it by hand)"

@@ -42,6 +42,7 @@ CLIENTS: dict[str, RedisClient] = {c.name: c for c in (
     RedisClient("coredis", "coredis", ("coredis",), (ASYNC,), ("coredis/",), async_module="backends.redis_coredis"),
 )}
 DEFAULT = "hiredis"
+PURE_PYTHON = "redispy"  # what runs where hiredis does not install (free-threaded CPython 3.13t)
 
 
 def get(name: str) -> RedisClient:

@@ -34,6 +34,9 @@ DEFAULT_SLO = "p99=25ms"
 MIN_SUCCESS = 0.999
 COMMON_FRACTION = 0.5  # the common rate: a rung at or below this share of the slowest capacity
 UNITS_MS = {"ms": 1.0, "s": 1000.0, "us": 0.001}
+# a step that missed the SLO while other processes took this share of the machine (%) is suspect: it is
+# measured again (RampSettings.spoiled_pct), and a cell it decided is named (ForeignLoad.suspect)
+FOREIGN_SUSPECT_PCT = 30.0
 STEP_OVERHEAD_S = 0.6  # vegeta's start and its per-request record read back, per step
 
 
@@ -100,6 +103,9 @@ class RampSettings:
     knee_fraction: float = 0.7  # with a guess of the knee, the first rung is this share of it
     void_reruns: int = 1  # a void step measured again, at most this many times, before the ramp believes it
     void_pause_s: float = 1.0  # ... after this pause (a briefly busy machine calms down)
+    # a step that missed the SLO while other processes took this share of the machine (%) is measured
+    # again like a void one (None: never)
+    spoiled_pct: float | None = FOREIGN_SUSPECT_PCT
 
     def step_seconds(self, rate: float, slo: Slo) -> float:
         """Measured seconds at rate: step_s, or longer until tail_samples lie beyond the percentile."""
@@ -383,3 +389,60 @@ def by_operation(caps: list[Capacity]) -> dict[str, list[Capacity]]:
     for c in caps:
         out.setdefault(c.operation, []).append(c)
     return out
+
+
+@dataclass
+class ForeignLoad:
+    """What other processes took of the machine during a run's steps (Result.foreign_cpu_pct), and
+    what it cost: the void steps measured again, and the capacity cells that stayed void."""
+
+    pct: tuple[float, float, float]  # min, median, max over the measured steps and runs, % of all cores
+    measured: int
+    reruns: list = field(default_factory=list)  # (void step superseded, the step that replaced it or None)
+    void_cells: list = field(default_factory=list)  # (Capacity, max foreign % of its void steps)
+    # (Capacity, foreign %): cells whose deciding miss (the lowest rate that failed; every step, when
+    # none held) ran while others took >= FOREIGN_SUSPECT_PCT of the machine: the stack may hold more
+    suspect: list = field(default_factory=list)
+
+    def describe(self) -> str:
+        low, median, high = self.pct
+        cleared = sum(1 for _, after in self.reruns if after is not None and not after.void_reasons)
+        text = (f"foreign load (CPU of processes other than the server, tool, backends and benchmark): median "
+                f"{median:.0f}% of the machine, max {high:.0f}% over {self.measured} measurements; "
+                f"{len(self.reruns)} void steps measured again, {cleared} of them no longer void")
+        if self.suspect:
+            text += (f"; missed the SLO while others took >= {FOREIGN_SUSPECT_PCT:.0f}% of the machine (their "
+                     f"capacity may be higher): " + ", ".join(f"{c.entrypoint} {c.operation} ({pct:.0f}%)"
+                                                            for c, pct in self.suspect))
+        if self.void_cells:
+            text += "; void cells: " + ", ".join(f"{c.entrypoint} {c.operation} (foreign up to {pct:.0f}%)"
+                                                 for c, pct in self.void_cells)
+        return text
+
+
+def foreign_load(results: list) -> ForeignLoad | None:
+    measured = [r.foreign_cpu_pct for r in results if getattr(r, "foreign_cpu_pct", None) is not None]
+    if not measured:
+        return None
+    reruns = []
+    for r in results:
+        if r.superseded and r.void_reasons:
+            after = next((x for x in results if x.rerun == r.rerun + 1 and x.rate == r.rate and x.mode == r.mode
+                          and _ramp_key(x) == _ramp_key(r) and x.repeat == r.repeat and x.sequence > r.sequence), None)
+            reruns.append((r, after))
+    void_cells = []
+    for cap in capacities(results):
+        if cap.void:
+            seen = [r.foreign_cpu_pct for ramp in cap.ramps for r in ramp.steps
+                    if r.void_reasons and r.foreign_cpu_pct is not None]
+            void_cells.append((cap, max(seen, default=0.0)))
+    suspect = []
+    for cap in capacities(results):
+        decided = [r for ramp in cap.ramps for r in ramp.steps if r.ok and not r.void_reasons and r.slo_held is False]
+        if cap.capacity is not None:
+            decided = [r for r in decided if r.rate == min(x.rate for x in decided)] if decided else []
+        foreign = [r.foreign_cpu_pct for r in decided if r.foreign_cpu_pct is not None]
+        if foreign and min(foreign) >= FOREIGN_SUSPECT_PCT:
+            suspect.append((cap, min(foreign)))
+    return ForeignLoad((min(measured), statistics.median(measured), max(measured)), len(measured), reruns,
+                       void_cells, suspect)

@@ -55,6 +55,11 @@ def verdict(a) -> list[str]:
                        "names every overlap).")
         if a.links and not any(link.tie for link in a.links):
             out.append("No tie: each interval is apart from the next (>).")
+    suspect = [s for s in a.ranked if s.suspect_foreign_cpu_pct is not None]
+    if suspect:
+        out.append("May hold more (the miss that decided the capacity ran while other processes took this share "
+                   "of the machine): " + ", ".join(f"{_named(s)} ({s.suspect_foreign_cpu_pct:.0f}%)" for s in suspect)
+                   + ".")
     for s in a.void:
         foreign = (f"; foreign load {s.void_foreign_cpu_pct:.0f}% of the machine at that step"
                    if s.void_foreign_cpu_pct is not None else "")

@@ -7,9 +7,10 @@ steps it measured. Before the first ramp, Ramper.calibrate measures the load too
 same ramp against the fastest trivial server (Go net/http's hello) on the same pinned cores;
 steps above that rate are not run and the report voids every cell above it.
 
-A void step (the tool, not the stack, was the bound: bench/selfcheck.py) is measured again, after
-a pause, up to RampSettings.void_reruns times before the ramp believes it, as --rerun-noisy does
-for closed-loop runs: the void one is kept in the file, superseded.
+A void step (the tool, not the stack, was the bound: bench/selfcheck.py), and a step that missed the
+SLO while other processes took much of the machine (Result.foreign_cpu_pct), is measured again,
+after a pause, up to RampSettings.void_reruns times before the ramp believes it, as --rerun-noisy
+does for closed-loop runs: the first one is kept in the file, superseded.
 """
 from __future__ import annotations
 
@@ -89,22 +90,35 @@ class Ramper:
 
     def measure(self, run: RunSpec, target: Target, rate: float, phase: str, mode: str, limit: float | None,
                 results: list[Result]) -> Result:
-        """One step at rate; a void one again (after a pause) while RampSettings.void_reruns allows."""
+        """One step at rate; measured again (after a pause) while RampSettings.void_reruns allows when
+        the machine, not the stack, may have decided it (why_again)."""
         ramp = self.settings.ramp
         result = self.steps.open(run, target, rate, phase=phase, mode=mode, slo=self.slo, limit=limit)
-        while result.ok and result.void_reasons and result.rerun < ramp.void_reruns and \
-                not (limit and rate > limit):  # above the tool's own limit a step stays void
+        while result.rerun < ramp.void_reruns and (why := self.why_again(result, limit)):
             result.superseded = True
             self.steps.record(result)
             results.append(result)
-            self.steps.progress.note(f"void ({'; '.join(result.void_reasons)}): measuring again in "
-                                     f"{ramp.void_pause_s:g} s", "yellow")
+            self.steps.progress.note(f"{why}: measuring again in {ramp.void_pause_s:g} s", "yellow")
             time.sleep(ramp.void_pause_s)
             result = self.steps.open(run, target, rate, phase=phase, mode=mode, slo=self.slo, limit=limit,
                                      rerun=result.rerun + 1)
         self.steps.record(result)
         results.append(result)
         return result
+
+    def why_again(self, result: Result, limit: float | None) -> str:
+        """Why a step is not believed yet ("" when it is): void (the tool was the bound; above the tool's
+        own limit it stays void), or an SLO miss while other processes took at least
+        RampSettings.spoiled_pct of the machine (a miss on a quiet machine is the stack's)."""
+        if not result.ok or (limit and result.rate > limit):
+            return ""
+        if result.void_reasons:
+            return f"void ({'; '.join(result.void_reasons)})"
+        spoiled = self.settings.ramp.spoiled_pct
+        # calibration too: a tool that fell behind while others took the machine did not meet its own limit
+        if spoiled is not None and result.slo_held is False and (result.foreign_cpu_pct or 0.0) >= spoiled:
+            return f"missed the SLO while others took {result.foreign_cpu_pct:.0f}% of the machine"
+        return ""
 
     def cost(self, run: RunSpec, target: Target) -> list[Result]:
         """One step at run.rate, the common rate of its operation: the stack's cost per request there."""

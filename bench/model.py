@@ -58,8 +58,8 @@ class Config:
 
     @property
     def load(self) -> str:
-        if self.loop == "open":
-            return f"{self.rate:g}/s"
+        if self.loop == "open":  # a capacity ramp that failed before its first step has no rate
+            return f"{self.rate:g}/s" if self.rate is not None else "ramp"
         return f"c={self.connections}" + (f" t={self.threads}" if self.tool == "wrk" and self.threads else "")
 
     @property
@@ -251,7 +251,10 @@ class Standing:
     dev_only: bool
     caveats: tuple[str, ...]  # the catalog's known limitations of the stack
     verification: str  # "verified", "unverified", or "" where the run does not know
-    void_foreign_cpu_pct: float | None = None  # the most foreign load seen at a void step of its ramps
+    # what other processes took of the machine (capacity.ForeignLoad): at its void steps (a void cell),
+    # at the miss that decided its capacity when that was FOREIGN_SUSPECT_PCT or more (it may hold more)
+    void_foreign_cpu_pct: float | None = None
+    suspect_foreign_cpu_pct: float | None = None
 
     @property
     def entrypoint(self) -> str:
@@ -316,12 +319,15 @@ def verification(r: Result) -> str:
     return catalog.UNVERIFIED if catalog.UNVERIFIED in r.tags else "verified"
 
 
-def answer(operation: str, group: list[Capacity], common: float | None) -> Answer:
+def answer(operation: str, group: list[Capacity], common: float | None,
+           foreign: capacity.ForeignLoad | None = None) -> Answer:
     ranked = sorted((c for c in group if c.capacity is not None and not c.void), key=lambda c: -c.capacity)
     rest = sorted((c for c in group if c.void), key=lambda c: -(c.capacity or 0)) + \
         sorted((c for c in group if c.capacity is None and not c.void), key=lambda c: c.entrypoint)
     costs = {c.entrypoint: c.cost_at(common) if common else (None, None, None) for c in group}
     cheapest = min((cost[1] for cost in costs.values() if cost[1]), default=None)
+    void_foreign = {(c.entrypoint, c.operation): pct for c, pct in (foreign.void_cells if foreign else ())}
+    suspect = {(c.entrypoint, c.operation): pct for c, pct in (foreign.suspect if foreign else ())}
     standings = []
     for c in ranked + rest:
         rank = ranked.index(c) + 1 if c in ranked else None
@@ -333,18 +339,19 @@ def answer(operation: str, group: list[Capacity], common: float | None) -> Answe
             cost_ratio=cpu / cheapest if cpu and cheapest else None,
             dev_only=bool(getattr(c.first, "dev_only", False)), caveats=tuple(getattr(c.first, "caveats", ()) or ()),
             verification=verification(c.first),
-            void_foreign_cpu_pct=max((r.foreign_cpu_pct for r in c.curve() if r.void_reasons
-                                      and r.foreign_cpu_pct is not None), default=None)))
+            void_foreign_cpu_pct=void_foreign.get((c.entrypoint, c.operation)),
+            suspect_foreign_cpu_pct=suspect.get((c.entrypoint, c.operation))))
     top = [s for s in standings if s.rank is not None]
     links = tuple(Link(a, b, overlap(_span(a.capacity), _span(b.capacity))) for a, b in zip(top, top[1:]))
     return Answer(operation, group[0].slo.describe(), common, tuple(standings), links)
 
 
-def answers(caps: list[Capacity], common_rates: dict[str, float | None]) -> list[Answer]:
+def answers(caps: list[Capacity], common_rates: dict[str, float | None],
+            foreign: capacity.ForeignLoad | None = None) -> list[Answer]:
     """One Answer per operation, in the catalog's order of the operations."""
     groups = capacity.by_operation(caps)
     order = [op for op in catalog.ALL_OPS if op in groups] + sorted(set(groups) - set(catalog.ALL_OPS))
-    return [answer(op, groups[op], common_rates.get(op)) for op in order]
+    return [answer(op, groups[op], common_rates.get(op), foreign) for op in order]
 
 
 # -- the session ----------------------------------------------------------------------------------
@@ -394,16 +401,12 @@ class Session:
     noise: Noise | None
     dev_only: tuple[str, ...]  # the dev-only stacks
     caveats: dict[str, tuple[str, ...]]  # stack -> the catalog's known limitations
-    foreign_cpu_pct: tuple[float, float] | None = None  # median, max of the foreign load the runs saw
-    void_reruns: tuple[int, int] | None = None  # void steps measured again, how many of those were not void then
     unverified: tuple[str, ...] = ()  # stacks without a complete conformance and reliability record (their tag)
 
 
 def session(results: list[Result]) -> Session:
     first = results[0]
     when = sorted(r.timestamp for r in results if r.timestamp)
-    foreign = [r.foreign_cpu_pct for r in results if r.ok and r.foreign_cpu_pct is not None]
-    again = sum(1 for r in results if r.mode and r.superseded and r.void_reasons)  # a ramp's void step, redone
     return Session(
         machine=first.machine, pinning=first.pinning,
         tools=tuple(sorted({f"{r.tool} {r.tool_version}".strip() for r in results})), runs=len(results),
@@ -412,9 +415,6 @@ def session(results: list[Result]) -> Session:
         rounds_order=next((r.rounds_order for r in results if r.rounds_order), ""), noise=noise(results),
         dev_only=tuple(sorted({r.entrypoint for r in results if r.dev_only})),
         caveats=dict(sorted({r.entrypoint: tuple(r.caveats) for r in results if r.caveats}.items())),
-        foreign_cpu_pct=(statistics.median(foreign), max(foreign)) if foreign else None,
-        void_reruns=(again, sum(1 for r in results if r.mode and r.rerun and not r.superseded and not r.void_reasons))
-        if again else None,
         unverified=tuple(sorted({r.entrypoint for r in results if verification(r) == catalog.UNVERIFIED})))
 
 
@@ -435,6 +435,7 @@ class Report:
     common_rates: dict[str, float | None] = field(default_factory=dict)
     tool_limit: float | None = None
     answers: tuple[Answer, ...] = ()  # the report's opening: per operation, the stacks ranked by capacity
+    foreign: capacity.ForeignLoad | None = None  # what other processes took of the machine, and what it cost
 
 
 def build(results: list[Result]) -> Report:
@@ -446,12 +447,13 @@ def build(results: list[Result]) -> Report:
     # capacity from open-loop steps only: a closed-loop tool's latency suffers coordinated omission
     caps = capacity.capacities([r for r in results if r.loop == "open"])
     common_rates = {op: capacity.common_rate(group) for op, group in capacity.by_operation(caps).items()}
+    foreign = capacity.foreign_load([r for r in results if r.loop == "open" or not r.mode])
     return Report(session=session(results), rows=tuple(everything), closed=tuple(closed),
                   opened=tuple(r for r in everything if r.config.loop == "open" and r.ok and not r.config.mode),
                   pairs=tuple(ranked_pairs(closed)), route_pairs=tuple(route_pairs(closed)),
                   repeated=any(len(r.rps_values) >= 2 for r in closed), failures=tuple(failures(everything)),
                   capacities=tuple(caps), tool_limit=capacity.tool_limit(results), common_rates=common_rates,
-                  answers=tuple(answers(caps, common_rates)))
+                  answers=tuple(answers(caps, common_rates, foreign)), foreign=foreign)
 
 
 # -- two result sets side by side -----------------------------------------------------------------

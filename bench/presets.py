@@ -32,6 +32,7 @@ class Preset:
     keepalive: tuple[bool, ...] = (True,)
     workers: int | None = None
     server_cores: int | None = None
+    pin: bool = True  # False: server and load tool share every core (the server on more than all but one)
     notes: tuple[str, ...] = field(default_factory=tuple)
     repeats: int = 3  # the repeats its comparison needs to be read with an interval (see the docstring)
     capacity: bool = False  # capacity ramps of every operation instead of fixed loads (bench/capacity.py)
@@ -42,7 +43,7 @@ class Preset:
             ops=selection.select_ops(self.ops), tool=self.tool, connections=list(self.connections),
             threads=self.threads, duration_s=self.duration_s, requests=self.requests, rates=list(self.rates),
             keepalive=list(self.keepalive), workers=self.workers, server_cores=self.server_cores,
-            preset=self.name, repeat=self.repeats)
+            pin=self.pin, preset=self.name, repeat=self.repeats)
         if self.capacity:
             s.capacity_only, s.capacity_ops = True, list(s.ops)
         s = replace(s, **overrides)
@@ -54,7 +55,9 @@ class Preset:
 
     def command_line(self) -> str:
         if self.capacity:
-            return f"--capacity --servers {self.servers} --ops {self.ops} --repeat {self.repeats}"
+            placed = f" --server-cores {self.server_cores}" if self.server_cores else ""
+            placed += "" if self.pin else " --no-pin"
+            return f"--capacity --servers {self.servers} --ops {self.ops}{placed} --repeat {self.repeats}"
         parts = [f"--servers {self.servers}", f"--ops {self.ops}", f"--tool {self.tool}"]
         if self.rates:
             parts.append("--rate " + ",".join(f"{r:g}" for r in self.rates))
@@ -76,6 +79,11 @@ class Preset:
             parts.append(f"--repeat {self.repeats}")
         return " ".join(parts)
 
+
+# The free-threading comparison's stacks: each thread server on the GIL build beside its _ft variant, and
+# gunicorn's sync workers as the processes baseline (docs/free-threading.md).
+FREE_THREADED_STACKS = ("flask_gunicorn,flask_gunicorn_gthread,flask_gunicorn_gthread_ft,flask_granian,flask_granian_ft,"
+                        "fastapi_granian,fastapi_granian_ft")
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("hello-ladder", "the hello route up the ladder: stdlib, stdlib threaded, tornado, sanic, Go net/http",
@@ -133,6 +141,19 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
                    "tornado,nethttp", ops="hello,json,redis-pooled", tool="vegeta", capacity=True, repeats=3,
            notes=("open-loop ramps: 5 s steps after a 1 s warm-up, a ladder x2 from 250/s, a failing step "
                   "measured twice, bisection to 10 %; the load tool's own limit is measured first",)),
+    *(Preset(f"free-threaded-{cores}core", f"each stack on the GIL build and on free-threaded CPython 3.13t "
+                                           f"(<entry>_ft), threads against processes, the server on {cores} "
+                                           f"core{'s' if cores > 1 else ''}: capacity, CPU per request, memory",
+             servers=FREE_THREADED_STACKS, ops="hello,json,redis-pooled", tool="vegeta", capacity=True,
+             server_cores=cores if cores == 1 else None, pin=cores == 1, repeats=3,
+             notes=("flask_gunicorn is the processes baseline (one process per core, no threads); the _ft "
+                    "entries run on .venv-ft (./setup.sh --free-threaded) and check the GIL is off in every "
+                    "request: a step where it came back is void and names the module",
+                    "memory per worker: the server's peak RSS over its workers (granian's _ft workers are "
+                    "threads of one process)", "docs/free-threading.md reads the two presets side by side",
+                    *(() if cores == 1 else ("two server cores on a 2-core machine: unpinned, the load tool "
+                                             "shares them (its CPU is checked: a step where it was the bound is void)",))))
+      for cores in (1, 2)),
 )}
 
 

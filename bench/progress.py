@@ -10,6 +10,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgres
 
 from bench.schema import Result
 
+FOREIGN_SHOWN_PCT = 10.0  # a run's line says what other processes took of the machine from this share on
+
 
 def fmt_num(value: float | None, digits: int = 0) -> str:
     if value is None:
@@ -38,6 +40,8 @@ def run_line(result: Result) -> str:
         parts.insert(0, f"sent {fmt_num(result.sent_rate)}/s of {fmt_num(result.rate)}/s")
         if result.slo_held is not None:
             parts.append("SLO held" if result.slo_held else "SLO missed: " + "; ".join(result.slo_misses))
+    if result.foreign_cpu_pct is not None and result.foreign_cpu_pct >= FOREIGN_SHOWN_PCT:
+        parts.append(f"others took {result.foreign_cpu_pct:.0f}% of the machine")
     if result.void_reasons:
         parts.append("VOID: " + "; ".join(result.void_reasons))
     return ", ".join(parts)

@@ -199,17 +199,19 @@ def describe_pinning(p: dict) -> str:
     return pinning.Pinning(**{f.name: p[f.name] for f in fields(pinning.Pinning) if f.name in p}).describe()
 
 
-def load_lines(s: Session) -> list[str]:
-    """What a shared machine cost the run: the foreign load it saw, the void steps measured again."""
-    lines = []
-    if s.foreign_cpu_pct:
-        median, high = s.foreign_cpu_pct
-        lines.append(f"- foreign load (CPU of processes that are not the benchmark, its tool, the server or the "
-                     f"local backends, % of the machine): median {median:.0f}%, max {high:.0f}% over the runs")
-    if s.void_reruns:
-        again, cleared = s.void_reruns
-        lines.append(f"- void steps measured again: {again}, {cleared} of them no longer void on the second look "
-                     "(the void ones stay in results.jsonl)")
+def load_lines(report: Report) -> list[str]:
+    """What a shared machine cost the run (capacity.ForeignLoad): the foreign load it saw, the void steps
+    measured again. The cells it cost are said in their answers."""
+    f = report.foreign
+    if f is None:
+        return []
+    low, median, high = f.pct
+    lines = [f"- foreign load (CPU of processes that are not the benchmark, its tool, the server or the local "
+             f"backends, % of the machine): median {median:.0f}%, max {high:.0f}% over {f.measured} measurements"]
+    if f.reruns:
+        cleared = sum(1 for _, after in f.reruns if after is not None and not after.void_reasons)
+        lines.append(f"- void steps measured again: {len(f.reruns)}, {cleared} of them no longer void on the second "
+                     "look (the void ones stay in results.jsonl)")
     return lines
 
 
@@ -246,7 +248,7 @@ def context(s: Session, report: Report | None = None) -> list[str]:
             lines.append(f"- repeats: {rounds.describe(s.rounds_order, s.repeats)}")
         lines.append(f"- significance of a difference: {significance.METHOD}")
     lines += noise_lines(s)
-    lines += load_lines(s)
+    lines += load_lines(report) if report is not None else []
     lines += capacity_report.context(report) if report is not None else []
     if s.dev_only:
         lines.append(f"- **dev-only** stacks ({', '.join(s.dev_only)}) are measured to be compared, not deployed")

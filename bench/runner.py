@@ -95,6 +95,9 @@ class Runner:
                 if runs:
                     self.run_entry(steps, ramper, group.entry, group.workers, runs, session, group.notes)
             self.cost_pass(steps, ramper, session)
+            foreign = capacity.foreign_load(ledger.results)
+            if foreign is not None:
+                self.progress.note(foreign.describe(), "yellow" if foreign.reruns or foreign.void_cells else "")
         finally:
             if probe is not None:
                 probe.stop()

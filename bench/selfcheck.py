@@ -40,6 +40,8 @@ from urllib.parse import urlsplit
 
 import psutil
 
+from servers.core import catalog, gil_guard
+
 TOOL_SATURATED = 0.90  # the tool's CPU over the wall time of its cores
 CORES_BUSY = 0.95  # the tool's cores busy (the tool and anything else): the tool could get no more CPU
 SENT_SHORT = 0.98  # open loop: sent below this share of offered = the pacer fell behind
@@ -68,6 +70,13 @@ def _cpu_times(cpus: list[int]) -> tuple[float, float]:
         busy += whole - idle
         total += whole
     return busy, total
+
+
+def _process_cpu() -> float:
+    """CPU seconds the machine spent in processes since boot (user, nice, system: not interrupts,
+    whose loopback share is the load's own, nor steal, the noise probe's)."""
+    t = psutil.cpu_times()
+    return t.user + t.nice + t.system
 
 
 def _own_cpu() -> float:
@@ -140,7 +149,7 @@ class Watch:
         self._wall = time.monotonic()
         self._cpu = _children_cpu()
         self._busy, self._total = _cpu_times(self.cpus)
-        self._machine, _ = _cpu_times([])
+        self._machine = _process_cpu()
         self._own = _own_cpu()
         self._known = _trees_cpu(list(self.known_pids()))
         if self.sample_connections:
@@ -154,7 +163,7 @@ class Watch:
         wall = time.monotonic() - self._wall
         cpu = _children_cpu() - self._cpu
         busy, total = _cpu_times(self.cpus)
-        machine, _ = _cpu_times([])
+        machine = _process_cpu()
         known = _trees_cpu(list(self.known_pids()))
         ours = _own_cpu() - self._own + sum(cpu - self._known.get(pid, 0.0) for pid, cpu in known.items())
         cores = len(psutil.cpu_times(percpu=True)) or 1
@@ -186,6 +195,7 @@ class Check:
     tool_limit_rate: float | None = None  # the tool's own limit measured in this run
     backend_share: float | None = None
     error_share: float = 0.0  # requests without an answer, of all attempted
+    gil_reenabled: str | None = None  # a free-threaded server said the GIL came back (servers/core/gil_guard.py)
 
 
 def backend_share(result) -> float | None:
@@ -229,4 +239,13 @@ def void_reasons(c: Check) -> list[str]:
                        f"at {c.tool_cpu_pct:.0f}% CPU: the tool set the pace")
     if c.backend_share is not None and c.backend_share >= BACKEND_BOUND:
         why.append(f"backend bound: {c.backend_share:.0%} of what the backend alone serves")
+    if c.gil_reenabled:
+        why.append(f"the GIL came back on the free-threaded build: {c.gil_reenabled}")
     return why
+
+
+def gil_reenabled(server) -> str | None:
+    """What a free-threaded entry said on stderr when the GIL came back (None: it did not; not free-threaded)."""
+    if server is None or not catalog.get(server.name).free_threaded:
+        return None
+    return gil_guard.reenabled(server.stderr_text(1 << 20))

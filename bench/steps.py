@@ -194,7 +194,7 @@ class Steps:
         self._server_died(result, target, "run")
         if result.server_cpu_s is not None and result.requests:
             result.cpu_per_request_ms = round(result.server_cpu_s * 1000 / result.requests, 4)
-        self._check_closed(result, watch.result)
+        self._check_closed(result, watch.result, selfcheck.gil_reenabled(target.server))
         return result
 
     def open(self, run: RunSpec, target: Target, rate: float, *, phase: str, mode: str, slo: Slo,
@@ -238,7 +238,8 @@ class Steps:
             return result
         result.void_reasons = selfcheck.void_reasons(selfcheck.Check(
             loop="open", tool_cpu_pct=w.tool_cpu_pct, tool_cores_busy_pct=w.tool_cores_busy_pct,
-            offered_rate=rate, sent_rate=measured.sent_rate, tool_limit_rate=limit))
+            offered_rate=rate, sent_rate=measured.sent_rate, tool_limit_rate=limit,
+            gil_reenabled=selfcheck.gil_reenabled(target.server)))
         if mode == "calibration":  # the tool's limit is a rate it keeps up with, whatever the latency
             result.slo_misses = kept_up_misses(rate, measured.sent_rate, measured.achieved_rate, result.success_ratio)
         else:
@@ -258,7 +259,7 @@ class Steps:
         self.progress.end(result)
 
     # -- the self-check and the probe ----------------------------------------------------------
-    def _check_closed(self, result: Result, watched: selfcheck.Watched) -> None:
+    def _check_closed(self, result: Result, watched: selfcheck.Watched, gil_reenabled: str | None = None) -> None:
         """The cell's self-check: the tool's CPU, the connections open, Little's law, the backend's share."""
         result.tool_cpu_s, result.tool_cpu_pct = watched.tool_cpu_s, watched.tool_cpu_pct
         result.tool_cores_busy_pct, result.connections_open = watched.tool_cores_busy_pct, watched.connections_open
@@ -274,7 +275,8 @@ class Steps:
             connections=result.connections,
             connections_open=watched.connections_open, requests_per_s=result.requests_per_s, mean_latency_ms=mean,
             offered_rate=result.rate, sent_rate=None, backend_share=selfcheck.backend_share(result),
-            error_share=result.errors_total / max(1, result.requests + result.errors_total)))
+            error_share=result.errors_total / max(1, result.requests + result.errors_total),
+            gil_reenabled=gil_reenabled))
 
     def _apply_probe(self, result: Result, reading: noise.Reading) -> None:
         result.probe_before, result.probe_after = reading.before, reading.after

@@ -21,7 +21,7 @@ from processes import tree as proctree
 from processes.bounded import spawning
 from processes.gobuild import GoBuildError
 from servers.core import ready_line
-from servers.core.command import command
+from servers.core.command import FreeThreadedMissing, command
 from servers.core.ready_line import ReadyLine
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,6 +108,8 @@ class EntryProcess:
             argv = self.command()
         except GoBuildError as exc:
             raise EntryFailed(f"{self.name} did not build: {exc}") from None
+        except FreeThreadedMissing as exc:
+            raise EntryFailed(str(exc)) from None
         if self.log is not None:
             self.log.parent.mkdir(parents=True, exist_ok=True)
             err = self.log.open("ab")

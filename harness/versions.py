@@ -5,13 +5,14 @@ Go toolchain.
 from __future__ import annotations
 
 import functools
+import json
 import platform
 import re
 import subprocess
 from importlib import metadata
 from pathlib import Path
 
-from servers.core import catalog
+from servers.core import catalog, interpreters
 
 ROOT = Path(__file__).resolve().parent.parent
 GO_MOD = ROOT / "servers" / "go" / "go.mod"
@@ -41,9 +42,27 @@ def go_version() -> str:
     return out.strip()
 
 
+_FT_VERSIONS = ("import json, platform; from importlib import metadata; print(json.dumps({'python': "
+                "platform.python_version() + 't', **{d.metadata['Name'].lower(): d.version for d in metadata.distributions()}}))")
+
+
+@functools.lru_cache(maxsize=1)
+def free_threaded_versions() -> dict[str, str]:
+    """Every distribution of the free-threaded venv (.venv-ft) and its Python, asked of that interpreter."""
+    python = interpreters.python(interpreters.FREE_THREADED)
+    try:
+        out = subprocess.run([str(python), "-c", _FT_VERSIONS], capture_output=True, text=True, timeout=60).stdout
+        return json.loads(out)
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return {}
+
+
 @functools.lru_cache(maxsize=None)
 def for_entry(name: str) -> dict[str, str]:
     entry = catalog.get(name)
+    if entry.free_threaded:
+        installed = free_threaded_versions()
+        return {k: installed[k] for k in ("python", *entry.packages) if k in installed}
     if entry.language == "go":
         requires = go_mod_requires()
         versions = {"go": go_version()}

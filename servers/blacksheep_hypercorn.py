@@ -10,15 +10,6 @@ to 3 s, then the supervisor terminates them.
 BlackSheep's router (compiled with Cython) matches the path and binds the typed path parameter,
 async handlers return text() and json(), which serializes per request. Mongo through
 AsyncMongoClient and Redis through redis.asyncio, made in the worker's loop.
-
-Caveat: a worker that dies is not replaced: Hypercorn's supervisor stops every worker and the server
-exits (1 here; `hypercorn` itself exits 0, so a restart-on-failure process manager leaves it down).
-
-Caveat: HTTP/1.1 (smuggling-relevant): Hypercorn (h11) keeps the connection after a request with
-both Content-Length and Transfer-Encoding, accepts a bare CR and NUL in a chunk extension, serves
-HTTP/2.0 and lower-case methods, hands `GET *`, the authority-form and an absolute-form target to
-the app (404), checks no Host, and answers 400 instead of closing after `Connection: close` or an
-HTTP/1.0 request when more requests follow [desync, crash, no-close, refuse-shape, over-strict].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -1,13 +1,31 @@
 """Fixtures shared by the suite: real backends, and real servers of every catalog entry."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
-from servers.core import catalog
+from servers.core import catalog, interpreters
 from serverproc import SEED_USERS, ServerProcess, backend_args, free_port
 
 
+def _free_threaded_param(item) -> str | None:
+    """The free-threaded entry a test item is parametrized with, if any."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return next((v for v in params.values() if isinstance(v, str) and v in FREE_THREADED_ENTRIES), None)
+
+
+FREE_THREADED_ENTRIES = {e.name for e in catalog.ENTRIES if e.free_threaded}
+
+
 def pytest_collection_modifyitems(config, items):
+    # The free-threaded entries need .venv-ft (./setup.sh --free-threaded): skipped cleanly without it,
+    # but in CI (CI=1), which sets it up, they run (and fail if it is missing).
+    if not interpreters.available(interpreters.FREE_THREADED) and not os.environ.get("CI"):
+        skip = pytest.mark.skip(reason=f"free-threaded CPython 3.13t is not set up ({interpreters.SETUP_HINT})")
+        for item in items:
+            if _free_threaded_param(item):
+                item.add_marker(skip)
     # Build the Go binaries once, up front, rather than inside a server's start timeout.
     go_names = [e.name for e in catalog.ENTRIES if e.language == "go"]
     if any(f"[{name}" in item.nodeid for item in items for name in go_names):

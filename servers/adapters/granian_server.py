@@ -15,6 +15,11 @@ an idle keep-alive connection is closed after hyper's header_read_timeout, which
 and which since hyper 1.6 also runs between requests), backlog 1024, no access log; granian adds Date
 and `Server: granian`.
 
+On free-threaded CPython (granian 2.7.9, the last release with cp313t wheels) granian's workers are
+threads of the one process (granian.server.MTServer), sharing the socket it binds and the one app it
+loads (with its clients: an asyncio client made on one worker's loop is used from the others'); it
+refuses to start when the GIL is on.
+
 Pitfalls: the main process holds no socket: "ready" is workers' one rule (every worker has
 loaded the app and the port accepts); granian 2.8 puts http_version "1" (not the ASGI spec's "1.0") in the scope of an
 HTTP/1.0 request, which Falcon's ASGI app refuses (500): falcon_asgi_granian is left out of the
@@ -27,21 +32,29 @@ before SIGKILL.
 """
 from __future__ import annotations
 
+import importlib.util
 from typing import Any, Callable
 
+from granian.http import HTTP1Settings
 from granian.constants import Interfaces, Loops
 from granian.log import LogLevels
-from granian.server import Server
+from granian.server import MTServer, Server
 
 from servers.adapters import workers
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
+from servers.core import server_options
 from servers.core.options import Options
 
 
+# uvloop has no free-threaded (cp313t) wheel: the free-threaded entries run asyncio's own loop.
+_LOOP = Loops.uvloop if importlib.util.find_spec("uvloop") else Loops.asyncio
+
+
 def _load(target: str) -> Any:
-    """granian's target loader, called in each worker with the target (the app path handed over)."""
-    return workers.worker_app()
+    """granian's target loader, called in each worker with the target (the app path handed over); on
+    free-threaded Python once, in the main process, for every worker thread."""
+    return workers.worker_app(serves=workers.handed()[1].workers if Server is MTServer else 1)
 
 
 def serve_asgi(app_path: str, options: Options, ready: Callable[[], None]) -> None:
@@ -56,12 +69,20 @@ def serve_wsgi(app_path: str, options: Options, ready: Callable[[], None]) -> No
     _serve(Interfaces.WSGI, app_path, options, ready, blocking_threads=THREADS_PER_WORKER)
 
 
+def _given() -> dict[str, Any]:
+    """A setting's options; its HTTP/1 ones (a dict under http1_settings) as granian's HTTP1Settings."""
+    given = server_options.given()
+    if "http1_settings" in given:
+        given["http1_settings"] = HTTP1Settings(**dict(given["http1_settings"]))
+    return given
+
+
 def _serve(interface: Interfaces, app_path: str, options: Options, ready: Callable[[], None],
            **extra: Any) -> None:
     server = Server(
         app_path, address=options.host, port=options.port, interface=interface, workers=options.workers,
-        loop=Loops.uvloop, backlog=LISTEN_BACKLOG, log_level=LogLevels.warning, log_access=False,
-        respawn_failed_workers=True, workers_kill_timeout=int(GRACE_SECONDS), **extra,
+        loop=_LOOP, backlog=LISTEN_BACKLOG, log_level=LogLevels.warning, log_access=False,
+        respawn_failed_workers=True, workers_kill_timeout=int(GRACE_SECONDS), **extra, **_given(),
     )
     workers.hand_over(app_path, options)
     server.serve(target_loader=_load)

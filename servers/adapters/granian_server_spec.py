@@ -1,7 +1,7 @@
 """granian in WSGI, ASGI and RSGI mode (servers/adapters/granian_server.py)."""
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.specs import ASGI, ASYNCIO_PATHS, RSGI, WSGI, Caveat, ServerSpec
+from servers.core.specs import ASGI, ASYNCIO_PATHS, RSGI, WSGI, Caveat, ServerSpec, Setting
 
 # On Linux granian's main process holds no socket: it hands each worker the address, and the worker
 # binds its own socket with SO_REUSEPORT (granian/server/common.py _init_shared_socket).
@@ -14,20 +14,26 @@ _KILL_RESETS = Caveat("reuseport-kill-resets",
                       "each worker listens on its own SO_REUSEPORT socket: when one dies, the connections queued "
                       "on its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1)",
                       # timing-dependent: only a connection that reaches the dying worker's socket is reset
-                      evidence=(("test_killed_worker_is_replaced[{name}]", False),))
-_PARSER = Caveat("granian-parser", "HTTP/1.1: granian checks no Host, hands `GET *` and the authority-form to "
-                                    "the app, and a body with invalid chunk syntax too (the app answers, then "
-                                    "granian closes), accepts NUL in a chunk extension",
-                                    effects=("desync", "crash", "refuse-shape"))
+                      evidence=(("test_killed_worker_is_replaced[{name}]", False),), free_threaded=False)
+_PARSER = Caveat("granian-parser", "HTTP/1.1: granian checks no Host")
 # What granian passes on that some frameworks mishandle: their apps' specs name these as combination
 # caveats (BlackSheep's and Emmett's answer 404, as the contract asks; the Host rules are the app's
 # FrameworkSpec.host_checks where it enforces them itself).
 EMPTY_PATH = Caveat("granian-empty-path",
                     "HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an empty "
-                    "path, which the framework redirects to / or serves as /", effects=("refuse-shape",))
-CONNECT = Caveat("granian-connect", "HTTP/1.1: granian hands CONNECT to the ASGI app, which redirects it (307; Django's 301)",
-effects=("refuse-shape",))
-_COMMON = dict(lesson="granian", replaces_dead_workers=True)
+                    "path, which the framework redirects to / or serves as /")
+CONNECT = Caveat("granian-connect", "HTTP/1.1: granian hands CONNECT to the ASGI app, which redirects it (307; Django's 301)")
+# The safety settings its users turn on (grid columns: tests/conformance/settings.py): granian's HTTP/1 options.
+_SETTINGS = (Setting("keep-alive-off", "HTTP/1 keep-alive off (--no-http1-keep-alive): the connection closes "
+                                       "after each response", options=(("http1_settings", (("keep_alive", False),)),)),)
+_COMMON = dict(lesson="granian", replaces_dead_workers=True, settings=_SETTINGS)
+# granian 2.7.9 is the last release with cp313t wheels (the free-threaded venv pins it). Its ASGI mode has no
+# free-threaded variant: on 3.13t it aborts at SIGTERM (a Rust panic, "panic in a function that cannot
+# unwind", exit -6), and its thread workers share one app, so an asyncio client made on one worker's loop
+# serves the others' (AsyncMongoClient answered 340 of 600 /mongo/pooled requests, 200 at a time, 503)
+_FREE_THREADED = ("granian's workers are threads of one process (its MTServer) instead of forked processes: they "
+                  "share one listening socket and one app, loaded once, with its pools of clients, and granian "
+                  "refuses to start when the GIL is on;")
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"granian": ("granian>=2.8.9", "uvloop>=0.23.0")}
@@ -38,7 +44,9 @@ SPECS = (
                description="granian (Rust, tokio) in WSGI mode, the app on a blocking thread pool per worker",
                details=f"{_SOCKETS} In each worker the Rust runtime does the I/O and runs the app on a pool of "
                        f"blocking Python threads, where a backend call blocks one thread. {_STOP}",
-               caveats=(_KILL_RESETS, _PARSER), pip_packages=("granian",), code_paths=("granian/",), **_COMMON),
+               caveats=(_KILL_RESETS, _PARSER), pip_packages=("granian",), code_paths=("granian/",),
+               free_threaded=f"{_FREE_THREADED} each worker's blocking threads run the app at the same time.",
+               **_COMMON),
     ServerSpec(name="granian-asgi", interface=ASGI, serve="servers.adapters.granian_server:serve_asgi",
                model="asyncio", entry_suffix="granian",
                description="granian's Rust HTTP server in ASGI mode, one worker process per core",

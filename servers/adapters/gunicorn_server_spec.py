@@ -1,19 +1,22 @@
 """gunicorn's sync, gthread and gevent workers (servers/adapters/gunicorn_server.py)."""
 from servers.adapters.sizing import THREADS_PER_WORKER
-from servers.core.specs import WSGI, Caveat, ServerSpec
+from servers.core.specs import WSGI, Caveat, ServerSpec, Setting
 
 _COMMON = dict(interface=WSGI, replaces_dead_workers=True)
-_PARSER = Caveat("gunicorn-parser", "HTTP/1.1: gunicorn echoes HTTP/1.2 in its status line, checks no Host, and "
-                                     "hands a body with invalid chunk syntax to the app, which answers before it is "
-                                     "read (refused, if at all, only after that answer)",
-                                     effects=("refuse-shape",))
+# The safety settings its users turn on (grid columns: tests/conformance/settings.py). The adapter pins the
+# pure-Python parser; gunicorn's default "auto" would take the C one whenever gunicorn[fast] is installed.
+_C_PARSER = Setting("c-parser", "gunicorn's C parser (http_parser=fast, gunicorn[fast]'s gunicorn_h1c)",
+                    options=(("http_parser", "fast"),), needs="gunicorn_h1c")
+_KEEPALIVE_OFF = Setting("keep-alive-off", "keep-alive off (--keep-alive 0): the connection closes after each response",
+                         options=(("keepalive", 0),))
+_PARSER = Caveat("gunicorn-parser", "HTTP/1.1: gunicorn echoes HTTP/1.2 in its status line and checks no Host")
 _BODY_AFTER_ANSWER = Caveat("gunicorn-body-after-answer",
                             "HTTP/1.1: a keep-alive worker answers before reading the body, then sends a second "
-                            "response (400) when the unread chunked body proves invalid",
-                            effects=("no-close", "refuse-shape"))
+                            "response (400) when the unread chunked body proves invalid")
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
-EXTRAS = {"gunicorn": ("gunicorn>=27.0.1",)}
+# [fast]: gunicorn_h1c, the C parser of the c-parser setting (the adapter pins the Python one by default)
+EXTRAS = {"gunicorn": ("gunicorn[fast]>=27.0.1",)}
 # Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
 SOURCES = {"gunicorn": ("benoitc/gunicorn", "{v}", "")}
 
@@ -30,6 +33,7 @@ SPECS = (
                                # a silent connection is the slowest client of all: it holds a sync worker the same way
                                evidence=(("test_slow_headers_do_not_stall_other_clients[{name}]", True),
                                          ("test_silent_connections_do_not_stall_other_clients[{name}]", True))), _PARSER),
+               settings=(_C_PARSER,),
                pip_packages=("gunicorn",), lesson="gunicorn-sync", code_paths=("gunicorn/",), **_COMMON),
     ServerSpec(name="gunicorn-gthread", serve="servers.adapters.gunicorn_server:serve_gthread", model="threads",
                entry_suffix="gunicorn_gthread",
@@ -43,8 +47,12 @@ SPECS = (
                                "pre-connects, a load tool's spare dials) than threads stall every other client "
                                "meanwhile",
                                evidence=(("test_silent_connections_do_not_stall_other_clients[{name}]", True),)), _PARSER, _BODY_AFTER_ANSWER),
+               settings=(_KEEPALIVE_OFF, _C_PARSER),
                pip_packages=("gunicorn",), lesson="gunicorn-gthread",
-               code_paths=("gunicorn/", "concurrent/futures/"), **_COMMON),
+               code_paths=("gunicorn/", "concurrent/futures/"),
+               free_threaded="the pool threads of a worker run Python at the same time, so one worker can keep "
+                             "every core busy; what stays one at a time is its main thread's selector, which "
+                             "accepts and polls the kept-alive connections.", **_COMMON),
     ServerSpec(name="gunicorn-gevent", serve="servers.adapters.gunicorn_server:serve_gevent", model="greenlets",
                entry_suffix="gunicorn_gevent",
                description="gunicorn gevent workers, a greenlet per connection",
@@ -57,6 +65,7 @@ SPECS = (
                                "256 at once",
                                # timing-dependent: a burst is not always slow enough to reach the 2 s bound
                                evidence=(("test_holds_256_connections[{name}-*]", False),)), _PARSER, _BODY_AFTER_ANSWER),
+               settings=(_KEEPALIVE_OFF, _C_PARSER),
                pip_packages=("gunicorn", "gevent"), lesson="gunicorn-gevent",
                code_paths=("gunicorn/", "gevent/", "greenlet/"), **_COMMON),
 )

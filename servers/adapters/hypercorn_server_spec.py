@@ -1,7 +1,7 @@
 """Hypercorn on uvloop, HTTP/1.1 and h2c (servers/adapters/hypercorn_server.py)."""
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.specs import ASGI, ASYNCIO_PATHS, Caveat, ServerSpec
+from servers.core.specs import ASGI, ASYNCIO_PATHS, ServerSpec
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 # Pinned: the supervisor's exit on a dead worker (hypercorn_server.py) is read off 0.18.0's run().
@@ -21,19 +21,6 @@ SPECS = (
                        f"{LISTEN_BACKLOG}, no access log. A worker that dies is not replaced: the supervisor stops "
                        f"the others and the server exits 1. SIGTERM: the workers drain for up to {GRACE_SECONDS:g} s, "
                        f"then the supervisor terminates them.",
-               caveats=(Caveat("hypercorn-worker-death",
-                               "a worker that dies is not replaced: Hypercorn's supervisor stops every worker and "
-                               "the server exits (1 here; `hypercorn` itself exits 0, so a restart-on-failure "
-                               "process manager leaves it down)",
-                               evidence=(("test_killed_worker_is_replaced[{name}]", True),)),
-                        Caveat("hypercorn-h11",
-                               "HTTP/1.1 (smuggling-relevant): Hypercorn (h11) keeps the connection after a request "
-                               "with both Content-Length and Transfer-Encoding, accepts a bare CR and NUL in a chunk "
-                               "extension, serves HTTP/2.0 and lower-case methods, hands `GET *`, the "
-                               "authority-form and an absolute-form target to the app (404), checks no Host, and "
-                               "answers 400 instead of closing after `Connection: close` or an HTTP/1.0 request "
-                               "when more requests follow",
-                               effects=("desync", "crash", "no-close", "refuse-shape", "over-strict"))),
                pip_packages=("hypercorn", "h11", "h2", "uvloop"), lesson="hypercorn",
                code_paths=("hypercorn/", "h11/", "h2/", *ASYNCIO_PATHS)),
 )

@@ -1,5 +1,5 @@
 """Sanic's own multi-worker server (servers/adapters/sanic_server.py)."""
-from servers.core.specs import ASYNCIO_PATHS, Caveat, ServerSpec
+from servers.core.specs import ASYNCIO_PATHS, Caveat, ServerSpec, Setting
 
 SPECS = (
     ServerSpec(name="sanic", interface="sanic", serve="servers.adapters.sanic_server:serve", model="asyncio",
@@ -8,11 +8,11 @@ SPECS = (
                details="The main process binds, then manages --workers spawned workers and replaces one that "
                        "dies; each worker runs an asyncio (uvloop) loop with the app's async handlers.",
                caveats=(Caveat("sanic-parser",
-                               "HTTP/1.1 (smuggling-relevant): sanic accepts invalid chunk sizes, a two-byte "
-                               "chunk terminator, NUL and LF in chunk extensions, `\\x1cchunked` and `\\x1c47` "
-                               "(str.strip()), whitespace before the colon and invalid field names, keeps an "
-                               "HTTP/1.0 keep-alive connection after a chunked body: expose it behind a proxy",
-                               effects=("desync", "no-close", "refuse-shape")),),
+                               "HTTP/1.1 (smuggling-relevant): sanic accepts invalid chunk sizes, whitespace before "
+                               "the colon and invalid field names: expose it behind a proxy"),),
+               # the safety settings its users turn on (grid columns: tests/conformance/settings.py)
+               settings=(Setting("keep-alive-off", "KEEP_ALIVE=False: the connection closes after each response",
+                                 env=(("SANIC_KEEP_ALIVE", "False"),)),),
                pip_packages=("sanic", "uvloop"), lesson="sanic",
                code_paths=("sanic/server/", "sanic/worker/", "sanic/http/", "sanic/mixins/startup.py",
                            "multiprocessing/", *ASYNCIO_PATHS),

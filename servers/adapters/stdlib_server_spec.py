@@ -16,5 +16,7 @@ SPECS = (
                description="http.server.ThreadingHTTPServer, a thread per connection",
                details="The stdlib baseline: a new thread per connection, HTTP/1.1 keep-alive, a listen "
                        "backlog of 5.",
-               dev_only="http.server: unbounded threads, listen backlog of 5, not hardened", **_COMMON),
+               dev_only="http.server: unbounded threads, listen backlog of 5, not hardened",
+               free_threaded="each connection's thread parses and answers at the same time as the others; the "
+                             "accepting thread stays one at a time.", **_COMMON),
 )

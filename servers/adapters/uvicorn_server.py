@@ -24,15 +24,16 @@ from uvicorn.supervisors import Multiprocess
 from servers.adapters import workers
 from servers.adapters.shutdown import GRACE_SECONDS, on_stop_signal
 from servers.adapters.sizing import LISTEN_BACKLOG
+from servers.core import server_options
 from servers.core.options import Options
 
 
 def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:
     workers.hand_over(app_path, options)
     config = uvicorn.Config(
-        workers.worker_app, factory=True,
+        workers.worker_app, factory=True, **{"http": "httptools", **server_options.given()},
         host=options.host, port=options.port, workers=options.workers,
-        loop="uvloop", http="httptools", ws="none", lifespan="auto",
+        loop="uvloop", ws="none", lifespan="auto",
         backlog=LISTEN_BACKLOG, access_log=False, log_config=None,
         timeout_graceful_shutdown=int(GRACE_SECONDS),
     )

@@ -1,7 +1,7 @@
 """uvicorn with uvloop and httptools (servers/adapters/uvicorn_server.py)."""
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.specs import ASGI, ASYNCIO_PATHS, Caveat, ServerSpec
+from servers.core.specs import ASGI, ASYNCIO_PATHS, Caveat, ServerSpec, Setting
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"uvicorn": ("uvicorn>=0.55.0", "uvloop>=0.23.0", "httptools>=0.9.0")}
@@ -24,8 +24,11 @@ SPECS = (
                                # the barrage is random: a run may send no pipelined garbage
                                evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", False),)),
                         Caveat("uvicorn-httptools",
-                               "HTTP/1.1: uvicorn (httptools) serves HTTP/2.0 and HTTP/0.9 request lines, "
-                               "hands `GET *` to the app and checks no Host", effects=("crash", "refuse-shape"))),
+                               "HTTP/1.1: uvicorn (httptools) serves HTTP/2.0 and HTTP/0.9 request lines and "
+                               "checks no Host")),
+               # the safety settings its users turn on (grid columns: tests/conformance/settings.py)
+               settings=(Setting("h11", "uvicorn's pure-Python h11 protocol (--http h11) instead of httptools",
+                                 options=(("http", "h11"),)),),
                pip_packages=("uvicorn", "uvloop", "httptools"), lesson="uvicorn",
                code_paths=("uvicorn/", "httptools/", *ASYNCIO_PATHS), replaces_dead_workers=True),
 )

@@ -21,7 +21,9 @@ SPECS = (
                description="werkzeug dev server, a new thread per connection",
                details="What `app.run(threaded=True)` does: werkzeug closes every connection (no keep-alive); "
                        "a blocking driver call blocks only its thread. Threads are unbounded.",
-               dev_only="werkzeug dev server: not hardened, unbounded threads", **_COMMON),
+               dev_only="werkzeug dev server: not hardened, unbounded threads",
+               free_threaded="each connection's thread runs Python at the same time as the others; the one "
+                             "thread that accepts stays one at a time.", **_COMMON),
     ServerSpec(name="werkzeug-processes", serve="servers.adapters.werkzeug_dev:serve_processes",
                model="processes", entry_suffix="processes", process_per_connection=True,
                description="werkzeug dev server, a forked process per connection (at most N)",

@@ -1,6 +1,6 @@
 """Django's ASGI application with async views (servers/apps/django_asgi_app.py)."""
 from servers.adapters.granian_server_spec import CONNECT, EMPTY_PATH
-from servers.apps.django_app_spec import GRANIAN_EMPTY_HOST, HOST_CHECKS, HOST_REG_NAME, METHOD_UPPER
+from servers.apps.django_app_spec import GRANIAN_EMPTY_HOST, HOST_CHECKS, METHOD_UPPER
 from servers.core.specs import ASGI, Caveat, FrameworkSpec
 
 # Shown by tests/lessons (a thread per request) and by the reliability suite's 256 connections.
@@ -15,6 +15,7 @@ THREAD_PER_REQUEST = Caveat(
 SPECS = (
     FrameworkSpec(name="django_asgi", framework="django", title="Django's ASGI application (async views)",
                   interface=ASGI, factory="servers.apps.django_asgi_app:create_app",
+                  free_threaded=True,
                   details="ASGIHandler reads the body, then runs the same middleware and URL resolver as the "
                           "WSGI app and awaits an async view (AsyncMongoClient, redis.asyncio, made in the "
                           "worker's loop). Django runs each MiddlewareMixin hook through sync_to_async, in a "
@@ -23,9 +24,6 @@ SPECS = (
                   host_checks=HOST_CHECKS,
                   combination_caveats=(
                       ("uvicorn", THREAD_PER_REQUEST),
-                      ("uvicorn", HOST_REG_NAME),
-                      ("granian-asgi", HOST_REG_NAME),
-                      ("hypercorn", HOST_REG_NAME),
                       ("granian-asgi", EMPTY_PATH),
                       ("granian-asgi", CONNECT),
                       ("granian-asgi", METHOD_UPPER),
@@ -37,6 +35,5 @@ SPECS = (
                           "an answer (RequestAborted on http.disconnect, as ASGI allows), and granian then "
                           "answers 500",
                           # the hostile catalogue always sends bodies cut short (a conformance case too)
-                          evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", True),),
-                          effects=("crash",))))),
+                          evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", True),))))),
 )

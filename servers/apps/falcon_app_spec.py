@@ -10,6 +10,7 @@ SOURCES = {"falcon": ("falconry/falcon", "{v}", "")}
 SPECS = (
     FrameworkSpec(name="falcon", framework="falcon", title="Falcon", interface=WSGI,
                   factory="servers.apps.falcon_app:create_app",
+                  free_threaded=True,
                   details="pymongo's client and redis-py's pool are made when the app is built, in the "
                           "process that serves (after any fork).",
                   pip_packages=("falcon",), lesson="falcon", code_paths=("falcon/",), default_server="gunicorn-sync",

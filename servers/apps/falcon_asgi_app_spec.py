@@ -4,6 +4,7 @@ from servers.core.specs import ASGI, Caveat, FrameworkSpec
 SPECS = (
     FrameworkSpec(name="falcon_asgi", framework="falcon", title="Falcon's ASGI app (falcon.asgi)", interface=ASGI,
                   factory="servers.apps.falcon_asgi_app:create_app",
+                  free_threaded=True,
                   details="Falcon routes to `async def on_get` responders and serializes resp.media per "
                           "request. Mongo through AsyncMongoClient and Redis through "
                           "redis.asyncio, made in the worker's loop.",
@@ -15,10 +16,5 @@ SPECS = (
                       "uvicorn (httptools) hands HTTP/0.9 and HTTP/2.0 request lines to the app, and Falcon's "
                       "ASGI app refuses such a scope by raising: uvicorn answers them 500, not 400",
                       # the barrage is random: a run may send no HTTP/0.9 or 2.0 line
-                      evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", False),))),
-                                       ("hypercorn", Caveat(
-                      "falcon-asgi-http-version",
-                      "HTTP/1.1: Hypercorn hands an HTTP/1.2 request line to the app as http_version 1.2, and "
-                      "Falcon's ASGI app refuses such a scope by raising: Hypercorn answers it 500",
-                      effects=("crash",))))),
+                      evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", False),))),)),
 )

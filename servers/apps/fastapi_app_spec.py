@@ -10,6 +10,7 @@ SOURCES = {"fastapi": ("fastapi/fastapi", "{v}", "")}
 SPECS = (
     FrameworkSpec(name="fastapi", framework="fastapi", title="FastAPI", interface=ASGI,
                   factory="servers.apps.fastapi_app:create_app",
+                  free_threaded=True,
                   details="FastAPI awaits async path operations; its jsonable_encoder and JSONResponse run per "
                           "request. Mongo through AsyncMongoClient and Redis through "
                           "redis.asyncio, made in the worker's loop.",

@@ -10,6 +10,7 @@ SOURCES = {"starlette": ("Kludex/starlette", "{v}", "")}
 SPECS = (
     FrameworkSpec(name="starlette", framework="starlette", title="Starlette", interface=ASGI,
                   factory="servers.apps.starlette_app:create_app",
+                  free_threaded=True,
                   details="Starlette's router dispatches to async endpoints, JSONResponse renders per request. "
                           "Mongo through AsyncMongoClient and Redis through "
                           "redis.asyncio, made in the worker's loop.",

@@ -6,5 +6,5 @@ from servers.core.specs import FrameworkSpec
 
 SPECS = (
     FrameworkSpec(name="stdlib", framework="stdlib", title="stdlib BaseHTTPRequestHandler", interface="stdlib",
-                  factory="servers.apps.stdlib_app:create_handler"),
+                  factory="servers.apps.stdlib_app:create_handler", free_threaded=True),
 )

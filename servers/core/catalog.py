@@ -11,11 +11,11 @@ Flask stacks).
 from __future__ import annotations
 
 import importlib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from backends import drivers, redis_clients
-from servers.core import records
+from servers.core import interpreters, records
 from servers.core.cores import usable_cores
 from servers.core.specs import FrameworkSpec, ServerSpec
 
@@ -102,10 +102,7 @@ UNVERIFIED = "unverified"
 # table and the bench report name the caveat.
 _CAVEATS = {caveat.key: caveat for caveat in (*(c for s in _SERVER_SPECS for c in s.caveats),
                                               *(c for a in _APP_SPECS for _, c in a.combination_caveats))}
-CAVEATS: dict[str, str] = {
-    key: caveat.text + (f" [{', '.join(caveat.effects)}]" if caveat.effects else "") for key, caveat in _CAVEATS.items()}
-# An HTTP/1.1 caveat's effects (desync, crash, no-close, refuse-shape, over-strict), as its spec declares them
-CAVEAT_EFFECTS: dict[str, tuple[str, ...]] = {key: caveat.effects for key, caveat in _CAVEATS.items()}
+CAVEATS: dict[str, str] = {key: caveat.text for key, caveat in _CAVEATS.items()}
 # key -> the reliability tests that show it (Caveat.evidence), for the caveats a reliability test shows.
 CAVEAT_EVIDENCE: dict[str, tuple[tuple[str, bool], ...]] = {
     key: caveat.evidence for key, caveat in _CAVEATS.items() if caveat.evidence}
@@ -132,6 +129,11 @@ class Entry:
     dev_only_reason: str = ""
     caveats: tuple[str, ...] = ()  # keys of CAVEATS
     verified: bool = False  # its record holds a complete conformance and reliability run (servers/core/records.py)
+    interpreter: str = interpreters.GIL  # or interpreters.FREE_THREADED: the <entry>_ft variant
+
+    @property
+    def free_threaded(self) -> bool:
+        return self.interpreter == interpreters.FREE_THREADED
 
     @property
     def module(self) -> str:
@@ -165,6 +167,8 @@ class Entry:
         else:
             names = (*self.app_spec.pip_packages, *self.server_spec.pip_packages,
                      *drivers.MONGO[self.mongo_driver].packages, *redis_clients.get(self.redis_client).packages)
+        if self.free_threaded:  # what does not install there is not run there (uvloop: granian runs asyncio's loop)
+            names = tuple(n for n in names if interpreters.packages().get(n, {"installs": True})["installs"])
         return tuple(dict.fromkeys(names))
 
     def default_workers(self) -> int:
@@ -218,7 +222,36 @@ def _entries() -> tuple[Entry, ...]:
     return tuple(entries)
 
 
-ENTRIES: tuple[Entry, ...] = _entries()
+def _free_threaded(entry: Entry) -> Entry:
+    """The entry on free-threaded CPython 3.13t: same app and server, run by .venv-ft's Python; its Redis
+    routes on redis-py's pure-Python parser where hiredis does not keep the GIL off there (the set-up's record)."""
+    client = redis_clients.DEFAULT
+    if not all(interpreters.kept_off(p) for p in redis_clients.get(client).packages):
+        client = redis_clients.PURE_PYTHON
+    description = f"{entry.description}, on free-threaded CPython 3.13t (no GIL)"
+    if client != entry.redis_client:
+        description += f"; the Redis routes on {redis_clients.get(client).title}"
+    name = entry.name + interpreters.ENTRY_SUFFIX
+    verified = records.verified(name)  # its own record: conformance and reliability runs of the variant
+    tags = tuple(t for t in entry.tags if t != UNVERIFIED) + (() if verified else (UNVERIFIED,))
+    caveats = tuple(key for key in entry.caveats if _CAVEATS[key].free_threaded)
+    return replace(entry, name=name, interpreter=interpreters.FREE_THREADED, redis_client=client,
+                   description=description, verified=verified, tags=tags, caveats=caveats)
+
+
+def _interpreter_variants(entries: tuple[Entry, ...]) -> tuple[Entry, ...]:
+    """Each entry whose server and app both run on 3.13t, followed by its free-threaded variant (the driver
+    and Redis client variants are not repeated there)."""
+    out = []
+    for entry in entries:
+        out.append(entry)
+        if (entry.language == "python" and entry.server_spec.free_threaded and entry.app_spec.free_threaded
+                and entry.mongo_driver == entry.app_spec.mongo_driver and entry.redis_client == redis_clients.DEFAULT):
+            out.append(_free_threaded(entry))
+    return tuple(out)
+
+
+ENTRIES: tuple[Entry, ...] = _interpreter_variants(_entries())
 # Go entries are commands of the Go module in servers/go (cmd/<name>), built on first use.
 GO_COMMANDS = tuple(e.name for e in ENTRIES if e.language == "go")
 

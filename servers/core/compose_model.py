@@ -105,7 +105,9 @@ def service_command(entry_name: str, family: str, host: str, port: int | str,
 def app_services(registry: dict[str, int] | None = None) -> list[tuple[str, catalog.Entry, str, int]]:
     """(service name, entry, family, host port) of every app service, in file order; the ports are
     the registry's (compose/ports.json unless given)."""
-    services = [(f"{entry.name}-{family}", entry, family) for entry in catalog.ENTRIES for family in entry.families]
+    # no free-threaded (_ft) services: no image ships CPython 3.13t, and the suite builds its own
+    services = [(f"{entry.name}-{family}", entry, family) for entry in catalog.ENTRIES if not entry.free_threaded
+                for family in entry.families]
     services += [(f"{alias}-{family}", catalog.get(target), family)
                  for alias, target in sorted(ALIASES.items()) for family in catalog.get(target).families]
     assigned = ports.assign([name for name, _, _ in services], ports.load() if registry is None else registry)

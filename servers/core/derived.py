@@ -5,7 +5,8 @@ Whole files: the entry modules servers/<entry>.py, compose/docker-compose.yml an
 override, compose/ports.json (the ports registry). Parts of hand-written files, between markers
 the generator keeps: the README's catalog table, pyproject.toml's server and framework extras (and
 `all`), mkdocs.yml's lesson nav, docs/README.md's lesson index, and each lesson page's "Entries:"
-line. Adding a server is its adapter, its spec and its lesson page, then that one command.
+line; the README's and docs/free-threading.md's table of the packages on free-threaded CPython 3.13t
+(records/interpreters/python3.13t.json). Adding a server is its adapter, its spec and its lesson page, then that one command.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from servers.core import catalog, catalog_table, compose_model, entry_modules, lessons, ports
+from servers.core import catalog, catalog_table, compose_model, entry_modules, interpreters, lessons, ports
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMAND = "python -m servers.generate"
@@ -127,6 +128,10 @@ def entries_line(entries: list[catalog.Entry]) -> str:
     return f"\nEntries ({len(names)}): {', '.join(names)}.\n"
 
 
+FT_PACKAGES_START = "<!-- free-threaded-packages:start (written by python -m servers.generate) -->"
+FT_PACKAGES_END = "<!-- free-threaded-packages:end -->"
+
+
 # -- the whole list ------------------------------------------------------------------------------
 
 def derived() -> list[Derived]:
@@ -144,6 +149,9 @@ def derived() -> list[Derived]:
     files.append(_spliced(ROOT / "docs" / "README.md", INDEX_START, INDEX_END, index))
     files += [_spliced(ROOT / page, ENTRIES_START, ENTRIES_END, lambda entries=entries: entries_line(entries))
               for page, entries in lesson_pages().items()]
+    # which packages install on free-threaded CPython 3.13t and keep the GIL off: the set-up's record
+    files += [_spliced(ROOT / page, FT_PACKAGES_START, FT_PACKAGES_END, interpreters.packages_table)
+              for page in ("README.md", "docs/free-threading.md")]
     return files
 
 

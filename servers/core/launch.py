@@ -12,10 +12,11 @@ import logging
 import os
 import socket
 import sys
+import sysconfig
 from typing import Callable, NoReturn
 
 from backends import DEFAULT_MONGO_URL, DEFAULT_REDIS_URL
-from servers.core import catalog, entry_modules, lessons, ready_line
+from servers.core import catalog, entry_modules, gil_guard, lessons, ready_line
 from servers.core.loading import import_string
 from servers.core.options import Options
 
@@ -102,7 +103,11 @@ def announce(options: Options) -> None:
 
 
 def launch(name: str, argv: list[str] | None = None) -> None:
+    gil_guard.watch()  # before any server or app is imported: which module takes the GIL back
     entry = catalog.get(name)
+    if entry.free_threaded and not sysconfig.get_config_var("Py_GIL_DISABLED"):
+        fail(f"{name} runs on free-threaded CPython 3.13t, not {sys.version.split()[0]} "
+             f"(start it with `python -m servers.run {name}`, or run {catalog.interpreters.SETUP_HINT})")
     if entry.language != "python":
         fail(f"{name} is a {entry.language} entry: start it with `python -m servers.run {name}`")
     options = parse_options(entry, argv)

@@ -13,4 +13,14 @@ def import_string(path: str) -> Any:
 
 
 def build_app(app_path: str, options: Options) -> Any:
-    return import_string(app_path)(options)
+    """The app, in the process (worker) that serves it; on a free-threaded entry, checking the GIL on
+    every request (servers.core.gil_guard)."""
+    app = import_string(app_path)(options)
+    from servers.core import catalog, interpreters  # the catalog reads the specs: not at import time
+
+    entry = catalog.BY_NAME.get(options.name)
+    if entry is not None and entry.interpreter == interpreters.FREE_THREADED:
+        from servers.core import gil_guard
+
+        app = gil_guard.guard(app, entry.app_spec.interface)
+    return app

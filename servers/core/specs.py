@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from servers.core import server_options
+
 # Interfaces an app speaks and a server serves (RSGI is granian's own, the interface Emmett is written to);
 # any other value is a framework's own API (sanic, tornado, twisted, stdlib), served only by
 # that framework's server, or "go" (servers/go commands).
@@ -33,9 +35,25 @@ class Caveat:
     # (test name pattern, strict): a reliability test id, {name} the stack, * a wildcard (fnmatch);
     # strict: it must keep failing (if the stack starts to cope, the caveat has to go).
     evidence: tuple[tuple[str, bool], ...] = ()
-    # An HTTP/1.1 conformance caveat: the effects of the failures it stands for (desync, crash, no-close,
-    # refuse-shape, over-strict: tests/conformance/wire.py), checked against the stacks' records.
-    effects: tuple[str, ...] = ()
+    # False: it comes from worker processes, which a free-threaded variant (<entry>_ft) runs as threads
+    free_threaded: bool = True
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A setting users turn on for safety (keep-alive off, another parser), run as a column of the
+    conformance grid with its cost in capacity (tests/conformance/settings.py): the entry's extra
+    environment, a server's own variables (`env`) and options for the server's API (`options`,
+    servers/core/server_options.py), with the package it needs (`needs`, importable module) if any."""
+
+    key: str
+    text: str
+    options: tuple[tuple[str, object], ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    needs: str = ""
+
+    def environment(self) -> dict[str, str]:
+        return {**server_options.environment(dict(self.options)), **dict(self.env)}
 
 
 @dataclass(frozen=True)
@@ -59,6 +77,10 @@ class ServerSpec:
     code_paths: tuple[str, ...] = ()  # frame path prefixes the anatomy attributes to the server
     replaces_dead_workers: bool = False  # the reliability suite kills a worker and expects a new one
     process_per_connection: bool = False  # forks a short-lived child per connection
+    settings: tuple[Setting, ...] = ()  # the safety settings its users turn on, as grid columns
+    # What changes when it serves on free-threaded CPython 3.13t ("" : it has no variant there): the
+    # catalog derives <entry>_ft for each app that installs there too (servers/core/interpreters.py)
+    free_threaded: str = ""
 
     @property
     def serve_module(self) -> str:
@@ -95,6 +117,9 @@ class FrameworkSpec:
     host_checks: tuple[str, ...] = ()
     default_server: str = ""  # its default server: compose names that entry <framework>-<family> too
     json_paths: tuple[str, ...] = ("json/",)  # frame path prefixes of the JSON code it runs (the anatomy's json layer)
+    # It installs on free-threaded CPython 3.13t with the GIL kept off (the set-up's record says so,
+    # records/interpreters/python3.13t.json): its entries on servers with a free_threaded text get a variant
+    free_threaded: bool = False
 
     @property
     def entry_prefix(self) -> str:
@@ -105,10 +130,7 @@ class FrameworkSpec:
 # (werkzeug's dev server, wsgiref, http.server): tests/conformance/known.py says which cases it stands for.
 HTTP_SERVER_PARSER = Caveat(
     "http-server-parser", "HTTP/1.1: CPython's http.server parser takes a bare CR for a line end, accepts invalid "
-                          "field names and HTTP/1.10, answers bad versions without a status line, checks no Host, "
-                          "hands `GET *`, the authority-form and a NUL target to the app, and leaves Content-Length "
-                          "and Transfer-Encoding to the app's body reader, which takes invalid values and unknown "
-                          "codings", effects=("refuse-shape", "over-strict"))
+                          "field names and HTTP/1.10, answers bad versions without a status line, checks no Host")
 
 # Code paths several servers run on (the anatomy's server layer): an event loop, the stdlib's
 # socketserver-based servers.

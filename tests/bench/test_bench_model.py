@@ -37,7 +37,7 @@ def test_rendering_computes_nothing(raw, monkeypatch):
                          (model, "rows"), (model, "ranked_pairs"), (model, "route_pairs"), (model, "failures"),
                          (model, "noise"), (model, "session"), (model, "build"), (model, "_median"),
                          (model, "answers"), (model, "answer"), (model, "overlap"), (capacity, "capacities"),
-                         (capacity, "common_rate"), (capacity.Capacity, "cost_at")):
+                         (capacity, "common_rate"), (capacity, "foreign_load"), (capacity.Capacity, "cost_at")):
         monkeypatch.setattr(module, name, computing)
     assert results_md.render(report) == md and report_html.render(report) == page
 

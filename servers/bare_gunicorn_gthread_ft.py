@@ -1,0 +1,31 @@
+"""Bare WSGI callable on gunicorn gthread workers, a thread pool per process, on free-threaded CPython
+3.13t (no GIL); the Redis routes on redis-py with its pure-Python parser.
+
+Each of --workers processes runs a pool of 16 threads; the main thread of each worker polls the
+kept-alive connections, and a blocking driver call holds one thread of its worker's pool.
+
+The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone.
+
+On free-threaded CPython 3.13t (.venv-ft): the pool threads of a worker run Python at the same time,
+so one worker can keep every core busy; what stays one at a time is its main thread's selector,
+which accepts and polls the kept-alive connections. Every request first checks that the GIL is still
+off (servers/core/gil_guard.py).
+
+Caveat: gunicorn 27's gthread worker hands each new connection to a pool thread that waits up to 5 s
+for its first bytes: more silent connections (browser pre-connects, a load tool's spare dials) than
+threads stall every other client meanwhile.
+
+Caveat: HTTP/1.1: gunicorn echoes HTTP/1.2 in its status line and checks no Host.
+
+Caveat: HTTP/1.1: a keep-alive worker answers before reading the body, then sends a second response
+(400) when the unread chunked body proves invalid.
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.bare_gunicorn_gthread_ft":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.bare_gunicorn_gthread_ft`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("bare_gunicorn_gthread_ft")

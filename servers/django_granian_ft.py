@@ -1,0 +1,44 @@
+"""Django's WSGI application on granian (Rust, tokio) in WSGI mode, the app on a blocking thread pool
+per worker, on free-threaded CPython 3.13t (no GIL); the Redis routes on redis-py with its pure-
+Python parser.
+
+granian's main process forks --workers processes and supervises them; each binds the port with its
+own SO_REUSEPORT socket (the kernel spreads new connections over them) and parses HTTP in Rust
+(hyper on tokio). In each worker the Rust runtime does the I/O and runs the app on a pool of
+blocking Python threads, where a backend call blocks one thread. Keep-alive on (granian's default),
+backlog 1024, no access log; a worker that dies is replaced (respawn_failed_workers); SIGTERM:
+workers get 3 s, then SIGKILL.
+
+WSGIHandler runs the middleware chain (SecurityMiddleware, CommonMiddleware,
+XFrameOptionsMiddleware, the contract's error middleware), the URL resolver (a path converter for
+the id) and a function view returning HttpResponse or JsonResponse (json.dumps per request,
+compact). Settings configured in code in the process that serves (after any fork); pymongo and
+redis-py pools made there.
+
+On free-threaded CPython 3.13t (.venv-ft): granian's workers are threads of one process (its
+MTServer) instead of forked processes: they share one listening socket and one app, loaded once,
+with its pools of clients, and granian refuses to start when the GIL is on; each worker's blocking
+threads run the app at the same time. Every request first checks that the GIL is still off
+(servers/core/gil_guard.py).
+
+Caveat: HTTP/1.1: granian checks no Host.
+
+Caveat: granian hands a request that has no Host an empty one (HTTP_HOST '' in WSGI, an empty host
+header in ASGI), which Django's get_host refuses: an HTTP/1.0 request without Host is answered 400,
+not 200.
+
+Caveat: HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an
+empty path, which the framework redirects to / or serves as /.
+
+Caveat: HTTP/1.1: granian passes a lower-case method on and Django upper-cases it
+(HttpRequest.method): `get / HTTP/1.1` is served as GET (200), not refused.
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.django_granian_ft":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.django_granian_ft`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("django_granian_ft")

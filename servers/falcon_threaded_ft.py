@@ -1,0 +1,27 @@
+"""Falcon on werkzeug dev server, a new thread per connection, on free-threaded CPython 3.13t (no GIL);
+the Redis routes on redis-py with its pure-Python parser.
+
+What `app.run(threaded=True)` does: werkzeug closes every connection (no keep-alive); a blocking
+driver call blocks only its thread. Threads are unbounded.
+
+pymongo's client and redis-py's pool are made when the app is built, in the process that serves
+(after any fork).
+
+On free-threaded CPython 3.13t (.venv-ft): each connection's thread runs Python at the same time as
+the others; the one thread that accepts stays one at a time. Every request first checks that the GIL
+is still off (servers/core/gil_guard.py).
+
+Not for production: werkzeug dev server: not hardened, unbounded threads.
+
+Caveat: HTTP/1.1: CPython's http.server parser takes a bare CR for a line end, accepts invalid field
+names and HTTP/1.10, answers bad versions without a status line, checks no Host.
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.falcon_threaded_ft":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_threaded_ft`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("falcon_threaded_ft")

@@ -1,0 +1,35 @@
+"""Flask on granian (Rust, tokio) in WSGI mode, the app on a blocking thread pool per worker, on free-
+threaded CPython 3.13t (no GIL); the Redis routes on redis-py with its pure-Python parser.
+
+granian's main process forks --workers processes and supervises them; each binds the port with its
+own SO_REUSEPORT socket (the kernel spreads new connections over them) and parses HTTP in Rust
+(hyper on tokio). In each worker the Rust runtime does the I/O and runs the app on a pool of
+blocking Python threads, where a backend call blocks one thread. Keep-alive on (granian's default),
+backlog 1024, no access log; a worker that dies is replaced (respawn_failed_workers); SIGTERM:
+workers get 3 s, then SIGKILL.
+
+Flask-PyMongo's client and redis-py's pool are made when the app is built, in the process that
+serves (after any fork).
+
+On free-threaded CPython 3.13t (.venv-ft): granian's workers are threads of one process (its
+MTServer) instead of forked processes: they share one listening socket and one app, loaded once,
+with its pools of clients, and granian refuses to start when the GIL is on; each worker's blocking
+threads run the app at the same time. Every request first checks that the GIL is still off
+(servers/core/gil_guard.py).
+
+Caveat: HTTP/1.1: granian checks no Host.
+
+Caveat: HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET.
+
+Caveat: HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an
+empty path, which the framework redirects to / or serves as /.
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.flask_granian_ft":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.flask_granian_ft`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("flask_granian_ft")

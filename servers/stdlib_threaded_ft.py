@@ -1,0 +1,23 @@
+"""stdlib BaseHTTPRequestHandler on http.server.ThreadingHTTPServer, a thread per connection, on free-
+threaded CPython 3.13t (no GIL); the Redis routes on redis-py with its pure-Python parser.
+
+The stdlib baseline: a new thread per connection, HTTP/1.1 keep-alive, a listen backlog of 5.
+
+On free-threaded CPython 3.13t (.venv-ft): each connection's thread parses and answers at the same
+time as the others; the accepting thread stays one at a time. Every request first checks that the
+GIL is still off (servers/core/gil_guard.py).
+
+Not for production: http.server: unbounded threads, listen backlog of 5, not hardened.
+
+Caveat: HTTP/1.1: CPython's http.server parser takes a bare CR for a line end, accepts invalid field
+names and HTTP/1.10, answers bad versions without a status line, checks no Host.
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.stdlib_threaded_ft":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.stdlib_threaded_ft`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("stdlib_threaded_ft")

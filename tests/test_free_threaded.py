@@ -1,0 +1,75 @@
+"""Free-threaded CPython 3.13t as an axis: the set-up's record agrees with the catalog, and the GIL is proven
+off in every request (a free-threaded entry whose GIL came back answers 500 and says which module took it)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from servers.core import catalog, gil_guard, interpreters
+from serverproc import ROOT, ServerProcess
+
+FREE_THREADED = [e for e in catalog.ENTRIES if e.free_threaded]
+needs_free_threaded = pytest.mark.skipif(
+    not interpreters.available(interpreters.FREE_THREADED) and not os.environ.get("CI"),
+    reason=f"free-threaded CPython 3.13t is not set up ({interpreters.SETUP_HINT})")
+
+
+def test_each_server_that_serves_on_3_13t_has_free_threaded_entries_beside_its_gil_ones():
+    thread_servers = {s.name for s in catalog.SERVERS.values() if s.free_threaded}
+    assert len(thread_servers) >= 5 and thread_servers == {e.server for e in FREE_THREADED}
+    for entry in FREE_THREADED:
+        base = catalog.get(entry.name.removesuffix(interpreters.ENTRY_SUFFIX))
+        assert (base.app, base.server, base.interpreter) == (entry.app, entry.server, interpreters.GIL)
+        assert entry.app_spec.free_threaded and entry.server_spec.free_threaded
+
+
+@pytest.mark.parametrize("name", [e.name for e in FREE_THREADED])
+def test_what_a_free_threaded_entry_runs_installs_there_with_the_gil_off(name):
+    """The set-up's record (records/interpreters/python3.13t.json) must say every package of the entry
+    installs on 3.13t and keeps the GIL off: a catalog claim the record contradicts fails here."""
+    record = interpreters.packages()
+    assert record, f"no record of the free-threaded packages: run {interpreters.SETUP_HINT}"
+    for package in catalog.get(name).packages:
+        found = record.get(package) or {}
+        pulled = {p for r in record.values() for p in r.get("pulls", ())}
+        assert interpreters.kept_off(package) or package in pulled, \
+            f"{name} runs {package}, which the record says does not keep the GIL off on 3.13t: {found}"
+
+
+def test_a_package_that_takes_the_gil_back_is_recorded_with_its_module():
+    """hiredis built from source declares no Py_mod_gil: the set-up's probe names the module."""
+    hiredis = interpreters.record().get("from_source", {}).get("hiredis")
+    assert hiredis and hiredis["gil"] == "on" and hiredis["module"] == "hiredis.hiredis", hiredis
+    assert "hiredis.hiredis" in hiredis["reason"]
+
+
+def test_a_free_threaded_entry_refuses_a_python_with_the_gil():
+    done = subprocess.run([sys.executable, "-m", "servers.stdlib_threaded_ft", "--port", "1"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    if sys.version_info >= (3, 13) and not sys._is_gil_enabled():
+        pytest.skip("the suite runs on a free-threaded Python")
+    assert done.returncode == 2 and "free-threaded CPython 3.13t" in done.stderr, done.stderr
+
+
+@needs_free_threaded
+@pytest.mark.parametrize("name", ["stdlib_threaded_ft", "flask_gunicorn_gthread_ft"])
+def test_the_gil_coming_back_voids_every_request_and_names_why(name):
+    """PYTHON_GIL=1 turns the GIL on in a free-threaded build: every request must then say so (500), and
+    the server's stderr must carry the line the benchmark voids a cell by."""
+    server = ServerProcess(name, env={"PYTHON_GIL": "1"}).start()
+    try:
+        response, body = server.request("/")
+        assert response.status == 500 and b"GIL enabled" in body, body
+        assert gil_guard.reenabled(server.stderr_text()), server.stderr_text()
+    finally:
+        server.stop()
+    server = ServerProcess(name).start()
+    try:
+        response, body = server.request("/")
+        assert response.status == 200 and body == b"Hello, World!"
+        assert gil_guard.reenabled(server.stderr_text()) is None
+    finally:
+        server.stop()
