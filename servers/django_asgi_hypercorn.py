@@ -12,6 +12,21 @@ ASGIHandler reads the body, then runs the same middleware and URL resolver as th
 awaits an async view (AsyncMongoClient, redis.asyncio, made in the worker's loop). Django runs each
 MiddlewareMixin hook through sync_to_async, in a thread that each request's ThreadSensitiveContext
 starts anew.
+
+Caveat: HTTP/1.1: Hypercorn (h11) keeps the connection open after a message with both Content-Length
+and Transfer-Encoding and serves the request after it, takes a bare CR in a chunk extension, answers
+400 instead of the request before the bytes that follow Connection: close or an HTTP/1.0 request,
+serves HTTP/2.0 request lines and lower-case methods, hands an absolute-form target to the app as
+its path (404), checks no Host syntax.
+
+Caveat: a connection its client closes (FIN) before sending anything is held until the 5 s keep-
+alive timeout, not closed at once.
+
+Caveat: at 256 keep-alive connections on a busy 2-core machine some requests wait past 2 s: a worker
+spends about 5 times uvicorn's CPU per request (docs/servers/hypercorn.md).
+
+Caveat: a worker that dies is not replaced: Hypercorn's supervisor stops every worker and the server
+exits (1 here; `hypercorn` itself exits 0, so a restart-on-failure process manager leaves it down).
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -1,7 +1,8 @@
 """gunicorn, embedded through its BaseApplication API: sync, gthread or gevent workers.
 
 The master binds the socket and forks the workers; each worker builds the app itself (no
-preload), so pymongo and Flask-PyMongo clients are created after the fork. The gevent worker
+preload), as servers.adapters.workers boots workers: the app from the flags handed over, so pymongo
+and Flask-PyMongo clients are created after the fork, and the last worker to load says ready. The gevent worker
 monkey-patches in the worker before it loads the app. The master restarts crashed workers.
 Left as gunicorn ships them (these are what people deploy): sync workers are held by slow clients,
 and gevent workers with more than one worker accept one connection per loop turn (the catalog's
@@ -13,7 +14,7 @@ from typing import Any, Callable
 
 from gunicorn.app.base import BaseApplication
 
-from servers.core.loading import build_app
+from servers.adapters import workers
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
 from servers.core import server_options
@@ -47,12 +48,12 @@ def _serve(app_path: str, options: Options, ready: Callable[[], None], **setting
         "errorlog": "-",
         "loglevel": "warning",
         "proc_name": options.name,
-        "when_ready": lambda arbiter: ready(),
         # gunicorn's default "auto" takes the C parser whenever gunicorn_h1c (gunicorn[fast]) happens to be
         # installed: pinned, so the parser does not depend on an optional package (the C one is a setting)
         "http_parser": "python",
     }
-    _Embedded(lambda: build_app(app_path, options), {**base, **settings, **server_options.given()}).run()
+    workers.hand_over(app_path, options)
+    _Embedded(workers.worker_app, {**base, **settings, **server_options.given()}).run()
 
 
 def serve_sync(app_path: str, options: Options, ready: Callable[[], None]) -> None:

@@ -1,7 +1,7 @@
 """Hypercorn on uvloop, HTTP/1.1 and h2c (servers/adapters/hypercorn_server.py)."""
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.specs import ASGI, ASYNCIO_PATHS, ServerSpec
+from servers.core.specs import ASGI, ASYNCIO_PATHS, Caveat, ServerSpec
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 # Pinned: the supervisor's exit on a dead worker (hypercorn_server.py) is read off 0.18.0's run().
@@ -21,6 +21,28 @@ SPECS = (
                        f"{LISTEN_BACKLOG}, no access log. A worker that dies is not replaced: the supervisor stops "
                        f"the others and the server exits 1. SIGTERM: the workers drain for up to {GRACE_SECONDS:g} s, "
                        f"then the supervisor terminates them.",
+               caveats=(Caveat("hypercorn-h11",
+                               "HTTP/1.1: Hypercorn (h11) keeps the connection open after a message with both "
+                               "Content-Length and Transfer-Encoding and serves the request after it, takes a bare CR "
+                               "in a chunk extension, answers 400 instead of the request before the bytes that follow "
+                               "Connection: close or an HTTP/1.0 request, serves HTTP/2.0 request lines and lower-case "
+                               "methods, hands an absolute-form target to the app as its path (404), checks no "
+                               "Host syntax"),
+                        Caveat("hypercorn-eof-idle",
+                               "a connection its client closes (FIN) before sending anything is held until the 5 s "
+                               "keep-alive timeout, not closed at once",
+                               # the barrage is random: a run may cut no request down to nothing
+                               evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", False),)),
+                        Caveat("hypercorn-256-connections",
+                               "at 256 keep-alive connections on a busy 2-core machine some requests wait past 2 s: "
+                               "a worker spends about 5 times uvicorn's CPU per request (docs/servers/hypercorn.md)",
+                               # timing-dependent: a run on a quiet machine keeps every request under 2 s
+                               evidence=(("test_holds_256_connections[{name}-*]", False),)),
+                        Caveat("hypercorn-worker-death",
+                               "a worker that dies is not replaced: Hypercorn's supervisor stops every worker and "
+                               "the server exits (1 here; `hypercorn` itself exits 0, so a restart-on-failure "
+                               "process manager leaves it down)",
+                               evidence=(("test_killed_worker_is_replaced[{name}]", True),)),),
                pip_packages=("hypercorn", "h11", "h2", "uvloop"), lesson="hypercorn",
                code_paths=("hypercorn/", "h11/", "h2/", *ASYNCIO_PATHS)),
 )

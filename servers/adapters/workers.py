@@ -1,8 +1,9 @@
 """Booting workers one way: they import the app by path after the fork or spawn, get the entry's
 flags, and the last one to load says ready.
 
-Every server whose workers are processes of their own (uWSGI's, uvicorn's and Hypercorn's spawned
-workers, granian's, the suite's pre-fork supervisor of gevent, tornado and waitress) boots them so:
+Every server whose workers are processes of their own (gunicorn's and uWSGI's forked workers,
+uvicorn's and Hypercorn's spawned ones, granian's, the suite's pre-fork supervisor of gevent, tornado
+and waitress) boots them so:
 - `hand_over(app_path, options)`, in the process the entry started (before it forks, spawns or
   execs the server), puts the app path, the flags and its own pid in one environment variable,
   which every worker inherits: forked, spawned by multiprocessing, or exec'd by a C master (uWSGI);
@@ -13,6 +14,10 @@ workers, granian's, the suite's pre-fork supervisor of gevent, tornado and waitr
   a worker may be the process that is about to listen) and writes the line to the stdout of the
   process the entry started, whatever the server did with the worker's own stdout. A worker started
   later, to replace one that died, makes the count longer and says nothing.
+
+Not booted so: Sanic (its manager must have seen every worker's ack before it is told anything:
+a SIGTERM while it waits for them makes 25.12 loop for ever, see sanic_server.py) and werkzeug's
+forking server (a child per connection, no standing workers).
 
 The count is a file named after the started process's pid, removed when it exits (for uWSGI, which
 replaced it by exec, through uWSGI's atexit hook: count_file()); a SIGKILLed one's file goes with the

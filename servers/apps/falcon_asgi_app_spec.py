@@ -16,5 +16,9 @@ SPECS = (
                       "uvicorn (httptools) hands HTTP/0.9 and HTTP/2.0 request lines to the app, and Falcon's "
                       "ASGI app refuses such a scope by raising: uvicorn answers them 500, not 400",
                       # the barrage is random: a run may send no HTTP/0.9 or 2.0 line
-                      evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", False),))),)),
+                      evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", False),))),
+                                       ("hypercorn", Caveat(
+                      "falcon-asgi-http-version",
+                      "HTTP/1.1: Hypercorn hands an HTTP/1.2 request's version (\"1.2\") to the app, and Falcon's "
+                      "ASGI app refuses such a scope by raising: 500, not an answer")))),
 )

@@ -134,6 +134,10 @@ def test_killed_worker_is_replaced(name, start_server, results):
     killed = time.monotonic()
     statuses = []
     while True:
+        if not alive(server):
+            results.record(name, respawn_s=f"exited {server.proc.returncode}")
+            pytest.fail(f"{name}: the server exited ({server.proc.returncode}) when worker {victim} was killed; "
+                        f"stderr:\n{server.stderr_text()}")
         statuses.append(get(server, "/")[0])
         now = serving_workers(server)
         if victim not in now and len(now) >= expected:
