@@ -399,7 +399,7 @@ class ForeignLoad:
     pct: tuple[float, float, float]  # min, median, max over the measured steps and runs, % of all cores
     measured: int
     reruns: list = field(default_factory=list)  # (void step superseded, the step that replaced it or None)
-    void_cells: list = field(default_factory=list)  # (Capacity, max foreign % of its void steps)
+    void_cells: list = field(default_factory=list)  # (Capacity, max foreign % of its void steps, or None)
     # (Capacity, foreign %): cells whose deciding miss (the lowest rate that failed; every step, when
     # none held) ran while others took >= FOREIGN_SUSPECT_PCT of the machine: the stack may hold more
     suspect: list = field(default_factory=list)
@@ -415,8 +415,10 @@ class ForeignLoad:
                      f"capacity may be higher): " + ", ".join(f"{c.entrypoint} {c.operation} ({pct:.0f}%)"
                                                             for c, pct in self.suspect))
         if self.void_cells:
-            text += "; void cells: " + ", ".join(f"{c.entrypoint} {c.operation} (foreign up to {pct:.0f}%)"
-                                                 for c, pct in self.void_cells)
+            text += "; void cells: " + ", ".join(
+                f"{c.entrypoint} {c.operation} " + (f"(foreign up to {pct:.0f}%)" if pct is not None
+                                                    else "(held every step up to the tool's limit)")
+                for c, pct in self.void_cells)
         return text
 
 
@@ -435,7 +437,8 @@ def foreign_load(results: list) -> ForeignLoad | None:
         if cap.void:
             seen = [r.foreign_cpu_pct for ramp in cap.ramps for r in ramp.steps
                     if r.void_reasons and r.foreign_cpu_pct is not None]
-            void_cells.append((cap, max(seen, default=0.0)))
+            # None: no void step (it held every step up to the tool's limit), no foreign load to name
+            void_cells.append((cap, max(seen, default=None)))
     suspect = []
     for cap in capacities(results):
         decided = [r for ramp in cap.ramps for r in ramp.steps if r.ok and not r.void_reasons and r.slo_held is False]

@@ -263,6 +263,9 @@ def test_the_run_says_what_the_foreign_load_was_and_which_cells_it_cost():
     text = f.describe()
     assert "median 34% of the machine, max 70%" in text and "2 void steps measured again, 1 of them no longer void" in text
     assert capacity.foreign_load([Result(entrypoint="a")]) is None
+    # a cell void because it held every step up to the tool's limit saw no void step: no foreign load to name
+    (cell,) = capacity.foreign_load([at(1000, True, entry="e")]).void_cells
+    assert cell[1] is None
     # a miss under a busy machine makes its cell suspect; a miss on a quiet one does not
     assert f.suspect == []
     results += [at(500, False, foreign=80.0, entry="c", seq=7), at(250, False, foreign=75.0, entry="c", seq=8),
