@@ -1,34 +1,34 @@
 """granian: a Rust HTTP server (hyper on tokio) driving a Python app, in ASGI, RSGI or WSGI mode.
 
 The main process forks --workers processes and supervises them; each worker loads the app through
-our target loader, servers.adapters.workers.worker_app (the app built from the flags handed over,
-so the app and the clients it makes are the worker's own, after the fork), binds its own listening socket on the port with SO_REUSEPORT (on
-Linux granian shares no socket: the kernel spreads new connections over the workers' sockets by
-hash). ASGI: a uvloop event loop runs the app while Rust threads do the HTTP. RSGI, granian's own
-interface: the same, but the app is called as app.__rsgi__(scope, protocol) and answers with one call
-(protocol.response_str/bytes) instead of ASGI's message dicts; its __rsgi_init__ runs on each
-worker's loop before it serves (Emmett's startup). WSGI: the Rust runtime
-does the I/O and hands each request to a pool of blocking Python threads, where the app runs holding
-the GIL: THREADS_PER_WORKER of them, as the suite's other thread pools (granian's default is
-backlog / workers / 2, and it warns past 2 x cores + 1). Keep-alive on (granian's HTTP/1 default;
-an idle keep-alive connection is closed after hyper's header_read_timeout, which granian sets to 30 s
-and which since hyper 1.6 also runs between requests), backlog 1024, no access log; granian adds Date
-and `Server: granian`.
+our target loader, servers.adapters.workers.worker_app (the app built from the flags handed over, so
+the app and the clients it makes are the worker's own, after the fork), and binds its own listening
+socket on the port with SO_REUSEPORT (on Linux granian shares no socket: the kernel spreads new
+connections over the workers' sockets by hash). ASGI: a uvloop event loop runs the app while Rust
+threads do the HTTP. RSGI, granian's own interface: the same, but the app is called as
+app.__rsgi__(scope, protocol) and answers with one call (protocol.response_str/bytes) instead of
+ASGI's message dicts; its __rsgi_init__ runs on each worker's loop before it serves (Emmett's
+startup). WSGI: the Rust runtime does the I/O and hands each request to a pool of blocking Python
+threads, where the app runs holding the GIL: THREADS_PER_WORKER of them, as the suite's other thread
+pools (granian's default is backlog / workers / 2, and it warns past 2 x cores + 1). Keep-alive on
+(granian's HTTP/1 default; an idle keep-alive connection is closed after hyper's
+header_read_timeout, which granian sets to 30 s and which since hyper 1.6 also runs between
+requests), backlog 1024, no access log; granian adds Date and `Server: granian`.
 
 On free-threaded CPython (granian 2.7.9, the last release with cp313t wheels) granian's workers are
 threads of the one process (granian.server.MTServer), sharing the socket it binds and the one app it
 loads (with its clients: an asyncio client made on one worker's loop is used from the others'); it
 refuses to start when the GIL is on.
 
-Pitfalls: the main process holds no socket: "ready" is workers' one rule (every worker has
-loaded the app and the port accepts); granian 2.8 puts http_version "1" (not the ASGI spec's "1.0") in the scope of an
-HTTP/1.0 request, which Falcon's ASGI app refuses (500): falcon_asgi_granian is left out of the
-catalog for it. A SIGKILLed worker's queued connections are reset with its socket (Linux moves them
-only with net.ipv4.tcp_migrate_req=1). A worker that dies is replaced only with
-respawn_failed_workers (off by default, on here), and one that dies again within 5.5 s of its
-respawn makes granian stop the whole server ("crash loop detected"). SIGTERM/SIGINT: the main
-process stops the workers, each gets workers_kill_timeout (3 s; granian waits for ever by default)
-before SIGKILL.
+Pitfalls: the main process holds no socket, so "ready" is servers.adapters.workers' one rule (every
+worker has loaded the app, and the port accepts); granian 2.8 puts http_version "1" (not the ASGI
+spec's "1.0") in the scope of an HTTP/1.0 request, which Falcon's ASGI app refuses (500):
+falcon_asgi_granian is left out of the catalog for it. A SIGKILLed worker's queued connections are
+reset with its socket (Linux moves them only with net.ipv4.tcp_migrate_req=1). A worker that dies is
+replaced only with respawn_failed_workers (off by default, on here), and one that dies again within
+5.5 s of its respawn makes granian stop the whole server ("crash loop detected"). SIGTERM/SIGINT:
+the main process stops the workers, each gets workers_kill_timeout (3 s; granian waits for ever by
+default) before SIGKILL.
 """
 from __future__ import annotations
 
