@@ -83,7 +83,7 @@ class Preset:
 # The free-threading comparison's stacks: each thread server on the GIL build beside its _ft variant, and
 # gunicorn's sync workers as the processes baseline (docs/free-threading.md).
 FREE_THREADED_STACKS = ("flask_gunicorn,flask_gunicorn_gthread,flask_gunicorn_gthread_ft,flask_granian,flask_granian_ft,"
-                        "fastapi_granian,fastapi_granian_ft")
+                        "flask_waitress,flask_waitress_ft")
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("hello-ladder", "the hello route up the ladder: stdlib, stdlib threaded, tornado, sanic, Go net/http",
