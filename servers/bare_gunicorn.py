@@ -9,7 +9,9 @@ The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only
 Caveat: a slow client holds a whole sync worker: deploy behind a buffering proxy, as gunicorn's docs
 say.
 
-Caveat: HTTP/1.1: gunicorn echoes HTTP/1.2 in its status line and checks no Host.
+Caveat: HTTP/1.1: gunicorn echoes HTTP/1.2 in its status line, checks no Host, and hands a body with
+invalid chunk syntax to the app, which answers before it is read (refused, if at all, only after
+that answer) [refuse-shape].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -9,10 +9,12 @@ The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only
 Caveat: with more than one worker each accepts one connection per loop turn (gunicorn #2266): a
 burst of new connections waits in the accept queue, some past 2 s at 256 at once.
 
-Caveat: HTTP/1.1: gunicorn echoes HTTP/1.2 in its status line and checks no Host.
+Caveat: HTTP/1.1: gunicorn echoes HTTP/1.2 in its status line, checks no Host, and hands a body with
+invalid chunk syntax to the app, which answers before it is read (refused, if at all, only after
+that answer) [refuse-shape].
 
 Caveat: HTTP/1.1: a keep-alive worker answers before reading the body, then sends a second response
-(400) when the unread chunked body proves invalid.
+(400) when the unread chunked body proves invalid [no-close, refuse-shape].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

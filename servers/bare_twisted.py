@@ -7,7 +7,9 @@ case pool threads hang.
 The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone.
 
 Caveat: HTTP/1.1 (smuggling-relevant): twisted.web reads the body of `Transfer-Encoding: identity`
-as the next request, routes an absolute-form target as a path (404), checks no Host.
+as the next request, frames `chunked` then `identity` on two lines as chunked, routes an absolute-
+form target as a path (404), hands `GET *` and the authority-form to the app, checks no Host
+[desync, refuse-shape].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

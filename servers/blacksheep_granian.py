@@ -14,7 +14,9 @@ AsyncMongoClient and Redis through redis.asyncio, made in the worker's loop.
 Caveat: each worker listens on its own SO_REUSEPORT socket: when one dies, the connections queued on
 its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1).
 
-Caveat: HTTP/1.1: granian checks no Host.
+Caveat: HTTP/1.1: granian checks no Host, hands `GET *` and the authority-form to the app, and a
+body with invalid chunk syntax too (the app answers, then granian closes), accepts NUL in a chunk
+extension [desync, crash, refuse-shape].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -16,15 +16,22 @@ starts anew.
 Caveat: each worker listens on its own SO_REUSEPORT socket: when one dies, the connections queued on
 its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1).
 
-Caveat: HTTP/1.1: granian checks no Host.
+Caveat: HTTP/1.1: granian checks no Host, hands `GET *` and the authority-form to the app, and a
+body with invalid chunk syntax too (the app answers, then granian closes), accepts NUL in a chunk
+extension [desync, crash, refuse-shape].
+
+Caveat: HTTP/1.1: Django answers 400 to a valid Host, `0.0.0.0=5000` (a reg-name may hold sub-
+delims, RFC 3986 3.2.2): get_host's pattern allows letters, digits, dots and dashes only [over-
+strict].
 
 Caveat: HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an
-empty path, which the framework redirects to / or serves as /.
+empty path, which the framework redirects to / or serves as / [refuse-shape].
 
-Caveat: HTTP/1.1: granian hands CONNECT to the ASGI app, which redirects it (307; Django's 301).
+Caveat: HTTP/1.1: granian hands CONNECT to the ASGI app, which redirects it (307; Django's 301)
+[refuse-shape].
 
 Caveat: HTTP/1.1: granian passes a lower-case method on and Django upper-cases it
-(HttpRequest.method): `get / HTTP/1.1` is served as GET (200), not refused.
+(HttpRequest.method): `get / HTTP/1.1` is served as GET (200), not refused [refuse-shape].
 
 Caveat: Django's ASGI handler runs each request's middleware hooks in a thread started for that
 request (asgiref's ThreadSensitiveContext): 256 keep-alive connections make about as many threads in
@@ -32,10 +39,10 @@ the workers, and on 2 cores some requests wait past 2 s.
 
 Caveat: granian hands a request that has no Host an empty one (HTTP_HOST '' in WSGI, an empty host
 header in ASGI), which Django's get_host refuses: an HTTP/1.0 request without Host is answered 400,
-not 200.
+not 200 [over-strict].
 
 Caveat: a request whose body the client cuts short makes Django's ASGI handler return without an
-answer (RequestAborted on http.disconnect, as ASGI allows), and granian then answers 500.
+answer (RequestAborted on http.disconnect, as ASGI allows), and granian then answers 500 [crash].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

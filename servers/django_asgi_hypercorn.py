@@ -13,11 +13,11 @@ awaits an async view (AsyncMongoClient, redis.asyncio, made in the worker's loop
 MiddlewareMixin hook through sync_to_async, in a thread that each request's ThreadSensitiveContext
 starts anew.
 
-Caveat: HTTP/1.1: Hypercorn (h11) keeps the connection open after a message with both Content-Length
-and Transfer-Encoding and serves the request after it, takes a bare CR in a chunk extension, answers
-400 instead of the request before the bytes that follow Connection: close or an HTTP/1.0 request,
-serves HTTP/2.0 request lines and lower-case methods, hands an absolute-form target to the app as
-its path (404), checks no Host syntax.
+Caveat: HTTP/1.1 (smuggling-relevant): Hypercorn (h11) keeps the connection after a request with
+both Content-Length and Transfer-Encoding, accepts a bare CR and NUL in a chunk extension, serves
+HTTP/2.0 and lower-case methods, hands `GET *`, the authority-form and an absolute-form target to
+the app (404), checks no Host, and answers 400 instead of the request before the bytes that follow
+`Connection: close` or an HTTP/1.0 request [desync, crash, no-close, refuse-shape, over-strict].
 
 Caveat: a connection its client closes (FIN) before sending anything is held until the 5 s keep-
 alive timeout, not closed at once.
@@ -27,6 +27,10 @@ spends about 5 times uvicorn's CPU per request (docs/servers/hypercorn.md).
 
 Caveat: a worker that dies is not replaced: Hypercorn's supervisor stops every worker and the server
 exits (1 here; `hypercorn` itself exits 0, so a restart-on-failure process manager leaves it down).
+
+Caveat: HTTP/1.1: Django answers 400 to a valid Host, `0.0.0.0=5000` (a reg-name may hold sub-
+delims, RFC 3986 3.2.2): get_host's pattern allows letters, digits, dots and dashes only [over-
+strict].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -21,17 +21,23 @@ with its pools of clients, and granian refuses to start when the GIL is on; each
 threads run the app at the same time. Every request first checks that the GIL is still off
 (servers/core/gil_guard.py).
 
-Caveat: HTTP/1.1: granian checks no Host.
+Caveat: HTTP/1.1: granian checks no Host, hands `GET *` and the authority-form to the app, and a
+body with invalid chunk syntax too (the app answers, then granian closes), accepts NUL in a chunk
+extension [desync, crash, refuse-shape].
 
 Caveat: granian hands a request that has no Host an empty one (HTTP_HOST '' in WSGI, an empty host
 header in ASGI), which Django's get_host refuses: an HTTP/1.0 request without Host is answered 400,
-not 200.
+not 200 [over-strict].
 
 Caveat: HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an
-empty path, which the framework redirects to / or serves as /.
+empty path, which the framework redirects to / or serves as / [refuse-shape].
 
 Caveat: HTTP/1.1: granian passes a lower-case method on and Django upper-cases it
-(HttpRequest.method): `get / HTTP/1.1` is served as GET (200), not refused.
+(HttpRequest.method): `get / HTTP/1.1` is served as GET (200), not refused [refuse-shape].
+
+Caveat: HTTP/1.1: Django answers 400 to a valid Host, `0.0.0.0=5000` (a reg-name may hold sub-
+delims, RFC 3986 3.2.2): get_host's pattern allows letters, digits, dots and dashes only [over-
+strict].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -13,7 +13,8 @@ AsyncMongoClient and Redis through redis.asyncio, made in the worker's loop.
 Caveat: uvicorn's httptools protocol answers a valid request followed in the same read by invalid
 bytes with a 400 alone: the valid request is dropped unanswered.
 
-Caveat: HTTP/1.1: uvicorn (httptools) serves HTTP/2.0 and HTTP/0.9 request lines and checks no Host.
+Caveat: HTTP/1.1: uvicorn (httptools) serves HTTP/2.0 and HTTP/0.9 request lines, hands `GET *` to
+the app and checks no Host [crash, refuse-shape].
 
 Caveat: uvicorn (httptools) hands HTTP/0.9 and HTTP/2.0 request lines to the app, and Falcon's ASGI
 app refuses such a scope by raising: uvicorn answers them 500, not 400.

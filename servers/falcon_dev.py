@@ -10,7 +10,9 @@ pymongo's client and redis-py's pool are made when the app is built, in the proc
 Not for production: werkzeug dev server, single-threaded, HTTP/1.0: one request at a time.
 
 Caveat: HTTP/1.1: CPython's http.server parser takes a bare CR for a line end, accepts invalid field
-names and HTTP/1.10, answers bad versions without a status line, checks no Host.
+names and HTTP/1.10, answers bad versions without a status line, checks no Host, hands `GET *`, the
+authority-form and a NUL target to the app, and leaves Content-Length and Transfer-Encoding to the
+app's body reader, which takes invalid values and unknown codings [refuse-shape, over-strict].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

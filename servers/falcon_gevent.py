@@ -8,7 +8,9 @@ pymongo's client and redis-py's pool are made when the app is built, in the proc
 (after any fork).
 
 Caveat: HTTP/1.1 (smuggling-relevant): gevent's pywsgi accepts invalid Content-Length, unknown or
-doubled Transfer-Encoding, invalid field names: expose it behind a proxy.
+doubled Transfer-Encoding and `chunked` wrapped in bytes str.strip() removes (\x1c-\x1f, NBSP, NEL),
+keeps an HTTP/1.0 keep-alive connection after a chunked body, accepts invalid field names: expose it
+behind a proxy [desync, no-close, refuse-shape].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

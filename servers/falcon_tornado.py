@@ -8,7 +8,8 @@ pymongo's client and redis-py's pool are made when the app is built, in the proc
 (after any fork).
 
 Caveat: HTTP/1.1: tornado refuses valid chunk extensions and trailers (400) and routes an absolute-
-form target as a path (404).
+form target as a path (404), hands `GET *` and the authority-form to the app, keeps an HTTP/1.0
+keep-alive connection after a chunked body [no-close, refuse-shape, over-strict].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -9,7 +9,11 @@ pymongo's client and redis-py's pool are made when the app is built, in the proc
 (after any fork).
 
 Caveat: HTTP/1.1 (smuggling-relevant): waitress keeps the connection after Content-Length with
-Transfer-Encoding, ignores an empty Transfer-Encoding, checks no Host.
+Transfer-Encoding, ignores an empty Transfer-Encoding, honours Transfer-Encoding on HTTP/1.1 only
+(an HTTP/1.0 keep-alive request with Transfer-Encoding and Content-Length is framed by the latter: a
+request in the chunk data is answered), reads the requests after `0\n` as trailers, hands `GET *`,
+the authority-form, NUL and 64 KiB targets to the app, checks no Host [desync, no-close, refuse-
+shape].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -9,9 +9,14 @@ Flask-PyMongo's client and redis-py's pool are made when the app is built, in th
 serves (after any fork).
 
 Caveat: HTTP/1.1 (smuggling-relevant): gevent's pywsgi accepts invalid Content-Length, unknown or
-doubled Transfer-Encoding, invalid field names: expose it behind a proxy.
+doubled Transfer-Encoding and `chunked` wrapped in bytes str.strip() removes (\x1c-\x1f, NBSP, NEL),
+keeps an HTTP/1.0 keep-alive connection after a chunked body, accepts invalid field names: expose it
+behind a proxy [desync, no-close, refuse-shape].
 
-Caveat: HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET.
+Caveat: HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET [refuse-shape].
+
+Caveat: HTTP/1.1: the server passes a method that is no token (`G@T /`) on to the app, which answers
+it 405, where the server should refuse it (400) [refuse-shape].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

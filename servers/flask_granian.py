@@ -13,12 +13,14 @@ serves (after any fork).
 Caveat: each worker listens on its own SO_REUSEPORT socket: when one dies, the connections queued on
 its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1).
 
-Caveat: HTTP/1.1: granian checks no Host.
+Caveat: HTTP/1.1: granian checks no Host, hands `GET *` and the authority-form to the app, and a
+body with invalid chunk syntax too (the app answers, then granian closes), accepts NUL in a chunk
+extension [desync, crash, refuse-shape].
 
-Caveat: HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET.
+Caveat: HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET [refuse-shape].
 
 Caveat: HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an
-empty path, which the framework redirects to / or serves as /.
+empty path, which the framework redirects to / or serves as / [refuse-shape].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -17,12 +17,14 @@ with its pools of clients, and granian refuses to start when the GIL is on; each
 threads run the app at the same time. Every request first checks that the GIL is still off
 (servers/core/gil_guard.py).
 
-Caveat: HTTP/1.1: granian checks no Host.
+Caveat: HTTP/1.1: granian checks no Host, hands `GET *` and the authority-form to the app, and a
+body with invalid chunk syntax too (the app answers, then granian closes), accepts NUL in a chunk
+extension [desync, crash, refuse-shape].
 
-Caveat: HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET.
+Caveat: HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET [refuse-shape].
 
 Caveat: HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an
-empty path, which the framework redirects to / or serves as /.
+empty path, which the framework redirects to / or serves as / [refuse-shape].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -14,12 +14,13 @@ Caveat: a slow client holds a whole worker (--http-socket reads the request in t
 behind nginx with the uwsgi protocol, as uWSGI's docs say.
 
 Caveat: HTTP/1.1: uWSGI's --http-socket echoes the client's protocol in its status line (malformed
-responses), accepts invalid field names, checks no Host.
+responses), accepts invalid field names, hands invalid Content-Length and Transfer-Encoding values,
+invalid chunks and `GET *` to the app, checks no Host [refuse-shape].
 
-Caveat: HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET.
+Caveat: HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET [refuse-shape].
 
 Caveat: HTTP/1.1: uWSGI hands a request line without a version (HTTP/0.9) to the app: Flask answers
-200.
+200 [refuse-shape].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -13,7 +13,8 @@ made in the worker's loop.
 Caveat: uvicorn's httptools protocol answers a valid request followed in the same read by invalid
 bytes with a 400 alone: the valid request is dropped unanswered.
 
-Caveat: HTTP/1.1: uvicorn (httptools) serves HTTP/2.0 and HTTP/0.9 request lines and checks no Host.
+Caveat: HTTP/1.1: uvicorn (httptools) serves HTTP/2.0 and HTTP/0.9 request lines, hands `GET *` to
+the app and checks no Host [crash, refuse-shape].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -10,11 +10,11 @@ to 3 s, then the supervisor terminates them.
 Starlette's router dispatches to async endpoints, JSONResponse renders per request. Mongo through
 AsyncMongoClient and Redis through redis.asyncio, made in the worker's loop.
 
-Caveat: HTTP/1.1: Hypercorn (h11) keeps the connection open after a message with both Content-Length
-and Transfer-Encoding and serves the request after it, takes a bare CR in a chunk extension, answers
-400 instead of the request before the bytes that follow Connection: close or an HTTP/1.0 request,
-serves HTTP/2.0 request lines and lower-case methods, hands an absolute-form target to the app as
-its path (404), checks no Host syntax.
+Caveat: HTTP/1.1 (smuggling-relevant): Hypercorn (h11) keeps the connection after a request with
+both Content-Length and Transfer-Encoding, accepts a bare CR and NUL in a chunk extension, serves
+HTTP/2.0 and lower-case methods, hands `GET *`, the authority-form and an absolute-form target to
+the app (404), checks no Host, and answers 400 instead of the request before the bytes that follow
+`Connection: close` or an HTTP/1.0 request [desync, crash, no-close, refuse-shape, over-strict].
 
 Caveat: a connection its client closes (FIN) before sending anything is held until the 5 s keep-
 alive timeout, not closed at once.

@@ -15,7 +15,10 @@ SPECS = (
                        "supervises: it replaces a crashed worker and passes SIGTERM on.",
                caveats=(Caveat("gevent-parser",
                                "HTTP/1.1 (smuggling-relevant): gevent's pywsgi accepts invalid Content-Length, "
-                               "unknown or doubled Transfer-Encoding, invalid field names: expose it behind a proxy"),),
+                               "unknown or doubled Transfer-Encoding and `chunked` wrapped in bytes str.strip() removes "
+                               "(\\x1c-\\x1f, NBSP, NEL), keeps an HTTP/1.0 keep-alive connection after a chunked "
+                               "body, accepts invalid field names: expose it behind a proxy",
+                               effects=("desync", "no-close", "refuse-shape")),),
                pip_packages=("gevent",), lesson="gevent-prefork", code_paths=("gevent/", "greenlet/"),
                replaces_dead_workers=True),
 )

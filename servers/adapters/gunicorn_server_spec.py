@@ -9,10 +9,14 @@ _C_PARSER = Setting("c-parser", "gunicorn's C parser (http_parser=fast, gunicorn
                     options=(("http_parser", "fast"),), needs="gunicorn_h1c")
 _KEEPALIVE_OFF = Setting("keep-alive-off", "keep-alive off (--keep-alive 0): the connection closes after each response",
                          options=(("keepalive", 0),))
-_PARSER = Caveat("gunicorn-parser", "HTTP/1.1: gunicorn echoes HTTP/1.2 in its status line and checks no Host")
+_PARSER = Caveat("gunicorn-parser", "HTTP/1.1: gunicorn echoes HTTP/1.2 in its status line, checks no Host, and "
+                                     "hands a body with invalid chunk syntax to the app, which answers before it is "
+                                     "read (refused, if at all, only after that answer)",
+                                     effects=("refuse-shape",))
 _BODY_AFTER_ANSWER = Caveat("gunicorn-body-after-answer",
                             "HTTP/1.1: a keep-alive worker answers before reading the body, then sends a second "
-                            "response (400) when the unread chunked body proves invalid")
+                            "response (400) when the unread chunked body proves invalid",
+                            effects=("no-close", "refuse-shape"))
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 # [fast]: gunicorn_h1c, the C parser of the c-parser setting (the adapter pins the Python one by default)

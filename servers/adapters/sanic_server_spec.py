@@ -8,8 +8,11 @@ SPECS = (
                details="The main process binds, then manages --workers spawned workers and replaces one that "
                        "dies; each worker runs an asyncio (uvloop) loop with the app's async handlers.",
                caveats=(Caveat("sanic-parser",
-                               "HTTP/1.1 (smuggling-relevant): sanic accepts invalid chunk sizes, whitespace before "
-                               "the colon and invalid field names: expose it behind a proxy"),),
+                               "HTTP/1.1 (smuggling-relevant): sanic accepts invalid chunk sizes, a two-byte "
+                               "chunk terminator, NUL and LF in chunk extensions, `\\x1cchunked` and `\\x1c47` "
+                               "(str.strip()), whitespace before the colon and invalid field names, keeps an "
+                               "HTTP/1.0 keep-alive connection after a chunked body: expose it behind a proxy",
+                               effects=("desync", "no-close", "refuse-shape")),),
                # the safety settings its users turn on (grid columns: tests/conformance/settings.py)
                settings=(Setting("keep-alive-off", "KEEP_ALIVE=False: the connection closes after each response",
                                  env=(("SANIC_KEEP_ALIVE", "False"),)),),

@@ -4,8 +4,9 @@ from servers.adapters.sizing import THREADS_PER_WORKER
 from servers.core.specs import ASYNCIO_PATHS, WSGI, Caveat, ServerSpec
 
 _WEB = Caveat("twisted-web", "HTTP/1.1 (smuggling-relevant): twisted.web reads the body of `Transfer-Encoding: "
-                             "identity` as the next request, routes an absolute-form target as a path (404), "
-                             "checks no Host")
+                             "identity` as the next request, frames `chunked` then `identity` on two lines as "
+                             "chunked, routes an absolute-form target as a path (404), hands `GET *` and the "
+                             "authority-form to the app, checks no Host", effects=("desync", "refuse-shape"))
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"twisted": ("twisted>=26.10.0",)}

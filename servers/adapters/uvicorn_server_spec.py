@@ -24,8 +24,8 @@ SPECS = (
                                # the barrage is random: a run may send no pipelined garbage
                                evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", False),)),
                         Caveat("uvicorn-httptools",
-                               "HTTP/1.1: uvicorn (httptools) serves HTTP/2.0 and HTTP/0.9 request lines and "
-                               "checks no Host")),
+                               "HTTP/1.1: uvicorn (httptools) serves HTTP/2.0 and HTTP/0.9 request lines, "
+                               "hands `GET *` to the app and checks no Host", effects=("crash", "refuse-shape"))),
                # the safety settings its users turn on (grid columns: tests/conformance/settings.py)
                settings=(Setting("h11", "uvicorn's pure-Python h11 protocol (--http h11) instead of httptools",
                                  options=(("http", "h11"),)),),

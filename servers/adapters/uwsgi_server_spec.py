@@ -23,7 +23,9 @@ SPECS = (
                                evidence=(("test_slow_headers_do_not_stall_other_clients[{name}]", True),)),
                         Caveat("uwsgi-http-socket",
                                "HTTP/1.1: uWSGI's --http-socket echoes the client's protocol in its status line "
-                               "(malformed responses), accepts invalid field names, checks no Host")),
+                               "(malformed responses), accepts invalid field names, hands invalid Content-Length "
+                               "and Transfer-Encoding values, invalid chunks and `GET *` to the app, checks no Host",
+                               effects=("refuse-shape",))),
                pip_packages=("uwsgi",), lesson="uwsgi", code_paths=("uwsgi", "uwsgidecorators"),
                replaces_dead_workers=True),
 )

@@ -18,7 +18,12 @@ SPECS = (
                        "threads.",
                caveats=(Caveat("waitress-parser",
                                "HTTP/1.1 (smuggling-relevant): waitress keeps the connection after Content-Length "
-                               "with Transfer-Encoding, ignores an empty Transfer-Encoding, checks no Host"),),
+                               "with Transfer-Encoding, ignores an empty Transfer-Encoding, honours Transfer-Encoding "
+                               "on HTTP/1.1 only (an HTTP/1.0 keep-alive request with Transfer-Encoding and "
+                               "Content-Length is framed by the latter: a request in the chunk data is answered), "
+                               "reads the requests after `0\\n` as trailers, hands `GET *`, the authority-form, NUL "
+                               "and 64 KiB targets to the app, checks no Host",
+                               effects=("desync", "no-close", "refuse-shape")),),
                pip_packages=("waitress",), lesson="waitress", code_paths=("waitress/",),
                free_threaded="its 16 threads run the app at the same time; its one event-loop thread still "
                              "reads every request and writes every response, one connection at a time."),

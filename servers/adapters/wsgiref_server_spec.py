@@ -10,6 +10,7 @@ SPECS = (
                dev_only="wsgiref: single-threaded, HTTP/1.0, listen backlog of 5",
                caveats=(HTTP_SERVER_PARSER,
                         Caveat("wsgiref-absolute-form",
-                               "HTTP/1.1: wsgiref hands an absolute-form target to the app as the path (404)")),
+                               "HTTP/1.1: wsgiref hands an absolute-form target to the app as the path (404)",
+                               effects=("refuse-shape",))),
                lesson="wsgiref", code_paths=("wsgiref/", *SOCKETSERVER_PATHS)),
 )

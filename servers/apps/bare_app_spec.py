@@ -5,6 +5,7 @@ only, which keeps the test suite's time bounded (no backend routes to test on ei
 and runs on the servers people deploy or compare (the werkzeug threaded/processes variants add
 nothing a server-alone row needs).
 """
+from servers.apps.flask_app_spec import METHOD_NOT_TOKEN, METHOD_NOT_TOKEN_SERVERS
 from servers.core.specs import WSGI, FrameworkSpec
 
 SPECS = (
@@ -15,5 +16,7 @@ SPECS = (
                           "the server alone.",
                   ops=("hello", "json"),
                   servers=("werkzeug", "gunicorn-sync", "gunicorn-gthread", "gunicorn-gevent", "gevent",
-                           "tornado-wsgi", "twisted-wsgi", "wsgiref")),
+                           "tornado-wsgi", "twisted-wsgi", "wsgiref"),
+                  combination_caveats=tuple((server, METHOD_NOT_TOKEN) for server in METHOD_NOT_TOKEN_SERVERS
+                                            if server != "werkzeug-threaded" and server != "werkzeug-processes")),
 )

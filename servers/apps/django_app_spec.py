@@ -8,12 +8,17 @@ GRANIAN_EMPTY_HOST = Caveat(
     "granian hands a request that has no Host an empty one (HTTP_HOST '' in WSGI, an empty host header in "
     "ASGI), which Django's get_host refuses: an HTTP/1.0 request without Host is answered 400, not 200",
     # the hostile catalogue always sends an HTTP/1.0 request without Host (a conformance case too)
-    evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", True),))
+    evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", True),), effects=("over-strict",))
 # Django takes REQUEST_METHOD (scope["method"]) upper-cased; gunicorn and uvicorn refuse a lower-case one first.
 METHOD_UPPER = Caveat(
     "django-method-upper",
     "HTTP/1.1: granian passes a lower-case method on and Django upper-cases it (HttpRequest.method): "
-    "`get / HTTP/1.1` is served as GET (200), not refused")
+    "`get / HTTP/1.1` is served as GET (200), not refused", effects=("refuse-shape",))
+# HTTP/1.1 conformance (tests/conformance): on every server of either interface.
+HOST_REG_NAME = Caveat(
+    "django-host-reg-name",
+    "HTTP/1.1: Django answers 400 to a valid Host, `0.0.0.0=5000` (a reg-name may hold sub-delims, RFC 3986 "
+    "3.2.2): get_host's pattern allows letters, digits, dots and dashes only", effects=("over-strict",))
 # get_host validates the Host value (its syntax, ALLOWED_HOSTS): a repeated Host, joined into one value,
 # fails it too. A missing Host falls back on SERVER_NAME (the scope's server in ASGI): served.
 HOST_CHECKS = ("twice", "invalid")
@@ -37,5 +42,7 @@ SPECS = (
                   servers=("gunicorn-sync", "gunicorn-gthread", "granian-wsgi"),
                   host_checks=HOST_CHECKS,
                   combination_caveats=(("granian-wsgi", GRANIAN_EMPTY_HOST), ("granian-wsgi", EMPTY_PATH),
-                                       ("granian-wsgi", METHOD_UPPER))),
+                                       ("granian-wsgi", METHOD_UPPER),
+                                       *((server, HOST_REG_NAME) for server in ("gunicorn-sync", "gunicorn-gthread",
+                                                                                "granian-wsgi")))),
 )

@@ -1,6 +1,6 @@
 """Django's ASGI application with async views (servers/apps/django_asgi_app.py)."""
 from servers.adapters.granian_server_spec import CONNECT, EMPTY_PATH
-from servers.apps.django_app_spec import GRANIAN_EMPTY_HOST, HOST_CHECKS, METHOD_UPPER
+from servers.apps.django_app_spec import GRANIAN_EMPTY_HOST, HOST_CHECKS, HOST_REG_NAME, METHOD_UPPER
 from servers.core.specs import ASGI, Caveat, FrameworkSpec
 
 # Shown by tests/lessons (a thread per request) and by the reliability suite's 256 connections.
@@ -24,6 +24,9 @@ SPECS = (
                   host_checks=HOST_CHECKS,
                   combination_caveats=(
                       ("uvicorn", THREAD_PER_REQUEST),
+                      ("uvicorn", HOST_REG_NAME),
+                      ("granian-asgi", HOST_REG_NAME),
+                      ("hypercorn", HOST_REG_NAME),
                       ("granian-asgi", EMPTY_PATH),
                       ("granian-asgi", CONNECT),
                       ("granian-asgi", METHOD_UPPER),
@@ -35,5 +38,6 @@ SPECS = (
                           "an answer (RequestAborted on http.disconnect, as ASGI allows), and granian then "
                           "answers 500",
                           # the hostile catalogue always sends bodies cut short (a conformance case too)
-                          evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", True),))))),
+                          evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", True),),
+                          effects=("crash",))))),
 )

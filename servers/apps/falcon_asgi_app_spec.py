@@ -19,6 +19,7 @@ SPECS = (
                       evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", False),))),
                                        ("hypercorn", Caveat(
                       "falcon-asgi-http-version",
-                      "HTTP/1.1: Hypercorn hands an HTTP/1.2 request's version (\"1.2\") to the app, and Falcon's "
-                      "ASGI app refuses such a scope by raising: 500, not an answer")))),
+                      "HTTP/1.1: Hypercorn hands an HTTP/1.2 request line to the app as http_version 1.2, and "
+                      "Falcon's ASGI app refuses such a scope by raising: Hypercorn answers it 500",
+                      effects=("crash",))))),
 )

@@ -3,9 +3,16 @@ from servers.adapters.granian_server_spec import EMPTY_PATH
 from servers.core.specs import WSGI, Caveat, FrameworkSpec
 
 # HTTP/1.1 conformance (tests/conformance): on the servers whose parser passes the request on.
-_METHOD_CASE = Caveat("werkzeug-method-case", "HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET")
+_METHOD_CASE = Caveat("werkzeug-method-case", "HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET",
+                      effects=("refuse-shape",))
+# The servers that pass a method that is no token on (CPython's http.server, wsgiref, gevent's WSGIServer)
+METHOD_NOT_TOKEN = Caveat("method-not-token", "HTTP/1.1: the server passes a method that is no token (`G@T /`) on to "
+                                              "the app, which answers it 405, where the server should refuse it (400)",
+                                              effects=("refuse-shape",))
+METHOD_NOT_TOKEN_SERVERS = ("werkzeug", "werkzeug-threaded", "werkzeug-processes", "gevent", "wsgiref")
 _HTTP09 = Caveat("uwsgi-http09",
-                 "HTTP/1.1: uWSGI hands a request line without a version (HTTP/0.9) to the app: Flask answers 200")
+                 "HTTP/1.1: uWSGI hands a request line without a version (HTTP/0.9) to the app: Flask answers 200",
+                 effects=("refuse-shape",))
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"flask": ("flask>=3.1.3", "werkzeug>=3.1.8", "flask-pymongo>=3.0.1")}
@@ -22,7 +29,8 @@ SPECS = (
                   default_server="gunicorn-sync",
                   combination_caveats=(*((server, _METHOD_CASE) for server in (
                       "werkzeug", "werkzeug-threaded", "werkzeug-processes", "gevent", "tornado-wsgi", "twisted-wsgi",
-                      "wsgiref", "uwsgi", "granian-wsgi")), ("uwsgi", _HTTP09), ("granian-wsgi", EMPTY_PATH)),
+                      "wsgiref", "uwsgi", "granian-wsgi")), ("uwsgi", _HTTP09), ("granian-wsgi", EMPTY_PATH),
+                      *((server, METHOD_NOT_TOKEN) for server in METHOD_NOT_TOKEN_SERVERS)),
                   # redis-py with hiredis's parser everywhere; on gevent (the Redis comparisons'
                   # Flask stack) also without it (docs/backends/redis.md)
                   redis_variants=("redispy",), variants_on=("gevent",),

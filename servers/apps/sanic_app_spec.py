@@ -1,7 +1,7 @@
 """Sanic's app, on Sanic's own server and as an ASGI app (servers/apps/sanic_app.py)."""
 from servers.core.specs import ASGI, Caveat, FrameworkSpec
 
-_ASTERISK = Caveat("sanic-asterisk", "HTTP/1.1: sanic serves `GET *` as `GET /`")
+_ASTERISK = Caveat("sanic-asterisk", "HTTP/1.1: sanic serves `GET *` as `GET /`", effects=("refuse-shape",))
 
 _COMMON = dict(framework="sanic", pip_packages=("sanic",), lesson="sanic", code_paths=("sanic/", "sanic_routing/"))
 

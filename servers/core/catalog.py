@@ -102,7 +102,10 @@ UNVERIFIED = "unverified"
 # table and the bench report name the caveat.
 _CAVEATS = {caveat.key: caveat for caveat in (*(c for s in _SERVER_SPECS for c in s.caveats),
                                               *(c for a in _APP_SPECS for _, c in a.combination_caveats))}
-CAVEATS: dict[str, str] = {key: caveat.text for key, caveat in _CAVEATS.items()}
+CAVEATS: dict[str, str] = {
+    key: caveat.text + (f" [{', '.join(caveat.effects)}]" if caveat.effects else "") for key, caveat in _CAVEATS.items()}
+# An HTTP/1.1 caveat's effects (desync, crash, no-close, refuse-shape, over-strict), as its spec declares them
+CAVEAT_EFFECTS: dict[str, tuple[str, ...]] = {key: caveat.effects for key, caveat in _CAVEATS.items()}
 # key -> the reliability tests that show it (Caveat.evidence), for the caveats a reliability test shows.
 CAVEAT_EVIDENCE: dict[str, tuple[tuple[str, bool], ...]] = {
     key: caveat.evidence for key, caveat in _CAVEATS.items() if caveat.evidence}

@@ -15,7 +15,10 @@ SERVER_SPECS = (
                        "connection, on GOMAXPROCS threads (one per usable core).",
                caveats=(Caveat("go-cl-te-keepalive",
                                "HTTP/1.1 (smuggling-relevant): net/http keeps the connection open after a request "
-                               "with both Content-Length and Transfer-Encoding (RFC 9112 says close)"),),
+                               "with both Content-Length and Transfer-Encoding (RFC 9112 says close), ignores "
+                               "Transfer-Encoding on HTTP/1.0 (with Content-Length too: a request in the chunk data "
+                               "is answered), hands invalid chunks and a 64 KiB target to the handler",
+                               effects=("desync", "no-close", "refuse-shape")),),
                lesson="go-nethttp", code_paths=("net/http.", "net.", "internal/poll.", "bufio.")),
     ServerSpec(name="fasthttp", interface="fasthttp", serve="", model="goroutines", entry_suffix="",
                description="its own HTTP server: a pool of reused worker goroutines, a recycled RequestCtx",
@@ -25,20 +28,26 @@ SERVER_SPECS = (
                        "usable core); its prefork mode is not used.",
                caveats=(Caveat("fasthttp-parser",
                                "HTTP/1.1 (smuggling-relevant): fasthttp serves a field name with a space and an "
-                               "HTTP/2.0 request line (200), and reads the body of `Transfer-Encoding: identity` as "
-                               "the next request"),),
+                               "HTTP/2.0 request line (200), reads the body of `Transfer-Encoding: identity` as "
+                               "the next request, accepts NUL in a chunk extension",
+                               effects=("desync", "refuse-shape")),),
                pip_packages=("github.com/valyala/fasthttp",), lesson="go-fasthttp",
                code_paths=("github.com/valyala/fasthttp.", "net.", "internal/poll.", "bufio.")),
 )
 
 GO_JSON = ("encoding/json.",)
 _COMMON = dict(interface=GO, factory="", language="go", lesson="go-frameworks", json_paths=GO_JSON)
+# net/http's ServeMux refuses `GET *` (400); the routers of Echo and Gin are handed it and answer 404.
+_ROUTER_ASTERISK = Caveat("go-router-asterisk", "HTTP/1.1: net/http hands `GET *` to Echo's and Gin's routers, which "
+                                                "answer it 404 where it should be refused (400)",
+                                                effects=("refuse-shape",))
 
 FRAMEWORK_SPECS = (
     FrameworkSpec(name="echo", framework="echo", title="Go Echo v4", pip_packages=("github.com/labstack/echo/v4",),
-                  code_paths=("github.com/labstack/echo/",), **_COMMON),
+                  code_paths=("github.com/labstack/echo/",), combination_caveats=(("net/http", _ROUTER_ASTERISK),),
+                  **_COMMON),
     FrameworkSpec(name="gin", framework="gin", title="Go Gin", pip_packages=("github.com/gin-gonic/gin",),
-                  code_paths=("github.com/gin-gonic/gin",),
+                  code_paths=("github.com/gin-gonic/gin",), combination_caveats=(("net/http", _ROUTER_ASTERISK),),
                   # encoding/json, or the codec a build tag picks (sonic, go-json, jsoniter), ugorji's for binding
                   **{**_COMMON, "json_paths": (*GO_JSON, "github.com/bytedance/sonic", "github.com/goccy/go-json",
                                                "github.com/json-iterator/", "github.com/ugorji/go/codec")}),

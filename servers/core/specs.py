@@ -35,6 +35,9 @@ class Caveat:
     # (test name pattern, strict): a reliability test id, {name} the stack, * a wildcard (fnmatch);
     # strict: it must keep failing (if the stack starts to cope, the caveat has to go).
     evidence: tuple[tuple[str, bool], ...] = ()
+    # An HTTP/1.1 conformance caveat: the effects of the failures it stands for (desync, crash, no-close,
+    # refuse-shape, over-strict: tests/conformance/wire.py), checked against the stacks' records.
+    effects: tuple[str, ...] = ()
     # False: it comes from worker processes, which a free-threaded variant (<entry>_ft) runs as threads
     free_threaded: bool = True
 
@@ -130,7 +133,10 @@ class FrameworkSpec:
 # (werkzeug's dev server, wsgiref, http.server): tests/conformance/known.py says which cases it stands for.
 HTTP_SERVER_PARSER = Caveat(
     "http-server-parser", "HTTP/1.1: CPython's http.server parser takes a bare CR for a line end, accepts invalid "
-                          "field names and HTTP/1.10, answers bad versions without a status line, checks no Host")
+                          "field names and HTTP/1.10, answers bad versions without a status line, checks no Host, "
+                          "hands `GET *`, the authority-form and a NUL target to the app, and leaves Content-Length "
+                          "and Transfer-Encoding to the app's body reader, which takes invalid values and unknown "
+                          "codings", effects=("refuse-shape", "over-strict"))
 
 # Code paths several servers run on (the anatomy's server layer): an event loop, the stdlib's
 # socketserver-based servers.

@@ -122,7 +122,7 @@ def replayed(server_entries: dict[str, str], found: list[Forwarding]) -> dict[st
         proc, port = settings.start(entry)
         try:
             wire.still_serves(port)
-            table[entry] = {ALONE: {c.id: wire.run_case(port, c)[0] for c in cases.CASES if c.id in framing}}
+            table[entry] = {ALONE: {c.id: wire.run_case(port, c)[0].verdict for c in cases.CASES if c.id in framing}}
             for f in found:
                 if f.case in framing and f.forwarded:
                     table[entry].setdefault(f.front, {})[f.case] = differ(port, f)

@@ -69,8 +69,8 @@ def runnable(server: str) -> list:
 def _grid(port: int) -> dict[str, list[str]]:
     found = {}
     for case in cases.CASES:
-        verdict, what, _ = wire.run_case(port, case)
-        found[case.id] = [verdict, what]
+        judgement, _ = wire.run_case(port, case)
+        found[case.id] = [judgement.verdict, judgement.what]
     return found
 
 

@@ -107,9 +107,6 @@ def known_limitation(test_name: str) -> tuple[bool, str] | None:
     for entry in catalog.ENTRIES:
         if f"[{entry.name}" not in test_name:
             continue  # every pattern names the stack first: skip the fnmatch of thousands of tests
-        for case, key in known.expected(entry).items():
-            if test_name == f"test_http_conformance[{entry.name}-{case}]":
-                return case not in known.KNOWN[key].racy, f"catalog caveat {key!r}: {catalog.CAVEATS[key]}"
         for key in entry.caveats:
             for pattern, strict in catalog.CAVEAT_EVIDENCE.get(key, ()):
                 if fnmatch.fnmatchcase(test_name, _brackets_literal(pattern.format(name=entry.name))):
