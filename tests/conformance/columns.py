@@ -104,6 +104,8 @@ def settings_part(data: dict) -> list[str]:
         passes = sum(v in GOOD for v, _ in col["verdicts"].values())
         cap = col["capacity"].get("held_per_s")
         capacity = "not measured" if cap is None else f"{cap:g}" + (" (void)" if col["capacity"].get("void") else "")
+        if cap is not None and col["capacity"].get("missed_per_s") is None:
+            capacity += " (a lower bound: the ramp ended before a step missed)"
         again = base["capacity"].get("again", {}).get("held_per_s")
         base_caps = [c for c in (base["capacity"].get("held_per_s"), again) if c]
         if col["setting"] == DEFAULT and again:

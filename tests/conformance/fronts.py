@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "docs" / "data" / "conformance" / "fronts.json"
 FRONTS = {"nginx": (nginx.Nginx, nginx.version), "haproxy": (haproxy.Haproxy, haproxy.version)}
 FRAMING = (b"content-length", b"transfer-encoding")
-REFUSALS = ("", "4xx", "400", "413", "414", "431", "501", "505")
+REFUSALS = ("R", "closed", "4xx", "400", "413", "414", "431", "501", "505")  # a pattern's first token (cases.REJECT, CLOSED)
 ALONE = "alone"  # the key of a server's own verdicts (no front) among the fronts' replays
 SETTLE_S = 0.2  # after the client's answers: let the front finish its upstream writes
 
