@@ -25,6 +25,13 @@ Caveat: HTTP/1.1: granian checks no Host, hands `GET *` and the authority-form t
 body with invalid chunk syntax too (the app answers, then granian closes), accepts NUL in a chunk
 extension [desync, crash, refuse-shape].
 
+Caveat: on free-threaded 3.13t granian's workers are threads of its one process: a worker that
+crashes (SIGKILL, a segfault in an extension) takes the whole server down, nothing replaces it.
+
+Caveat: HTTP/1.1: granian 2.7.9 (the last release with cp313t wheels) reads a request with both
+Content-Length and Transfer-Encoding as chunked but keeps the connection open after answering it
+(RFC 9112 6.1 says close; 2.8.9 closes) [no-close].
+
 Caveat: granian hands a request that has no Host an empty one (HTTP_HOST '' in WSGI, an empty host
 header in ASGI), which Django's get_host refuses: an HTTP/1.0 request without Host is answered 400,
 not 200 [over-strict].

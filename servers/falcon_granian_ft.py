@@ -21,6 +21,13 @@ Caveat: HTTP/1.1: granian checks no Host, hands `GET *` and the authority-form t
 body with invalid chunk syntax too (the app answers, then granian closes), accepts NUL in a chunk
 extension [desync, crash, refuse-shape].
 
+Caveat: on free-threaded 3.13t granian's workers are threads of its one process: a worker that
+crashes (SIGKILL, a segfault in an extension) takes the whole server down, nothing replaces it.
+
+Caveat: HTTP/1.1: granian 2.7.9 (the last release with cp313t wheels) reads a request with both
+Content-Length and Transfer-Encoding as chunked but keeps the connection open after answering it
+(RFC 9112 6.1 says close; 2.8.9 closes) [no-close].
+
 Caveat: HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an
 empty path, which the framework redirects to / or serves as / [refuse-shape].
 """

@@ -35,6 +35,15 @@ _COMMON = dict(lesson="granian", replaces_dead_workers=True, settings=_SETTINGS)
 # free-threaded variant: on 3.13t it aborts at SIGTERM (a Rust panic, "panic in a function that cannot
 # unwind", exit -6), and its thread workers share one app, so an asyncio client made on one worker's loop
 # serves the others' (AsyncMongoClient answered 340 of 600 /mongo/pooled requests, 200 at a time, 503)
+# What granian 2.7.9 does on 3.13t that the GIL build's release does not (the free-threaded variants' caveats)
+_FT_KILL = Caveat("granian-ft-thread-workers",
+                  "on free-threaded 3.13t granian's workers are threads of its one process: a worker that crashes "
+                  "(SIGKILL, a segfault in an extension) takes the whole server down, nothing replaces it",
+                  evidence=(("test_killed_worker_is_replaced[{name}]", True),), gil=False)
+_FT_CL_TE = Caveat("granian-ft-cl-te", "HTTP/1.1: granian 2.7.9 (the last release with cp313t wheels) reads a request "
+                                       "with both Content-Length and Transfer-Encoding as chunked but keeps the "
+                                       "connection open after answering it (RFC 9112 6.1 says close; 2.8.9 closes)",
+                   effects=("no-close",), gil=False)
 _FREE_THREADED = ("granian's workers are threads of one process (its MTServer) instead of forked processes: they "
                   "share one listening socket and one app, loaded once, with its pools of clients, and granian "
                   "refuses to start when the GIL is on;")
@@ -48,8 +57,9 @@ SPECS = (
                description="granian (Rust, tokio) in WSGI mode, the app on a blocking thread pool per worker",
                details=f"{_SOCKETS} In each worker the Rust runtime does the I/O and runs the app on a pool of "
                        f"blocking Python threads, where a backend call blocks one thread. {_STOP}",
-               caveats=(_KILL_RESETS, _PARSER), pip_packages=("granian",), code_paths=("granian/",),
+               caveats=(_KILL_RESETS, _PARSER, _FT_KILL, _FT_CL_TE), pip_packages=("granian",), code_paths=("granian/",),
                free_threaded=f"{_FREE_THREADED} each worker's blocking threads run the app at the same time.",
+               free_threaded_thread_workers=True,
                **_COMMON),
     ServerSpec(name="granian-asgi", interface=ASGI, serve="servers.adapters.granian_server:serve_asgi",
                model="asyncio", entry_suffix="granian",

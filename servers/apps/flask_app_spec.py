@@ -10,6 +10,12 @@ METHOD_NOT_TOKEN = Caveat("method-not-token", "HTTP/1.1: the server passes a met
                                               "the app, which answers it 405, where the server should refuse it (400)",
                                               effects=("refuse-shape",))
 METHOD_NOT_TOKEN_SERVERS = ("werkzeug", "werkzeug-threaded", "werkzeug-processes", "gevent", "wsgiref")
+# granian 2.7.9 on 3.13t (its free-threaded variant only): Django's and Falcon's apps on it give the GIL build's answers
+_GRANIAN_FT_UNREAD_BODY = Caveat(
+    "granian-ft-flask-unread-body",
+    "HTTP/1.1: on free-threaded 3.13t (granian 2.7.9), when Flask answers 405 without reading a chunked body, or a "
+    "Content-Length body that arrives after the head, granian reads no further request on that connection: the "
+    "next one hangs unanswered (a body sent whole with its head is drained)", effects=("desync",), gil=False)
 _HTTP09 = Caveat("uwsgi-http09",
                  "HTTP/1.1: uWSGI hands a request line without a version (HTTP/0.9) to the app: Flask answers 200",
                  effects=("refuse-shape",))
@@ -30,6 +36,7 @@ SPECS = (
                   combination_caveats=(*((server, _METHOD_CASE) for server in (
                       "werkzeug", "werkzeug-threaded", "werkzeug-processes", "gevent", "tornado-wsgi", "twisted-wsgi",
                       "wsgiref", "uwsgi", "granian-wsgi")), ("uwsgi", _HTTP09), ("granian-wsgi", EMPTY_PATH),
+                      ("granian-wsgi", _GRANIAN_FT_UNREAD_BODY),
                       *((server, METHOD_NOT_TOKEN) for server in METHOD_NOT_TOKEN_SERVERS)),
                   # redis-py with hiredis's parser everywhere; on gevent (the Redis comparisons'
                   # Flask stack) also without it (docs/backends/redis.md)

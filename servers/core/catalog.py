@@ -185,10 +185,15 @@ def entry_name(app: FrameworkSpec, server: ServerSpec) -> str:
     return f"{app.entry_prefix}_{server.entry_suffix}" if server.entry_suffix else app.entry_prefix
 
 
+def _caveats(app: FrameworkSpec, server: ServerSpec, free_threaded: bool = False) -> tuple[str, ...]:
+    """The keys of the caveats of an app on a server, on the GIL build or on free-threaded 3.13t."""
+    caveats = (*server.caveats, *(c for on, c in app.combination_caveats if on == server.name))
+    return tuple(c.key for c in caveats if (c.free_threaded if free_threaded else c.gil))
+
+
 def _entry(app: FrameworkSpec, server: ServerSpec, driver: str = "", redis_client: str = "") -> Entry:
     """The stack of one app on one server; with a driver (a Redis client), its variant on that Mongo
     driver (Redis client)."""
-    caveats = (*server.caveats, *(c for on, c in app.combination_caveats if on == server.name))
     name = entry_name(app, server)
     description = f"{app.title} on {server.description}"
     if driver:
@@ -205,7 +210,7 @@ def _entry(app: FrameworkSpec, server: ServerSpec, driver: str = "", redis_clien
                  mongo_driver=driver or app.mongo_driver,
                  redis_client=redis_client or redis_clients.DEFAULT,
                  tags=((DEV_ONLY,) if server.dev_only else (PRODUCTION,)) + (() if verified else (UNVERIFIED,)),
-                 dev_only_reason=server.dev_only, caveats=tuple(c.key for c in caveats), verified=verified)
+                 dev_only_reason=server.dev_only, caveats=_caveats(app, server), verified=verified)
 
 
 def _entries() -> tuple[Entry, ...]:
@@ -237,7 +242,7 @@ def _free_threaded(entry: Entry) -> Entry:
     name = entry.name + interpreters.ENTRY_SUFFIX
     verified = records.verified(name)  # its own record: conformance and reliability runs of the variant
     tags = tuple(t for t in entry.tags if t != UNVERIFIED) + (() if verified else (UNVERIFIED,))
-    caveats = tuple(key for key in entry.caveats if _CAVEATS[key].free_threaded)
+    caveats = _caveats(entry.app_spec, entry.server_spec, free_threaded=True)
     return replace(entry, name=name, interpreter=interpreters.FREE_THREADED, redis_client=client,
                    description=description, verified=verified, tags=tags, caveats=caveats)
 

@@ -40,6 +40,8 @@ class Caveat:
     effects: tuple[str, ...] = ()
     # False: it comes from worker processes, which a free-threaded variant (<entry>_ft) runs as threads
     free_threaded: bool = True
+    # False: it shows on the free-threaded variants only (3.13t, or the release that installs there)
+    gil: bool = True
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,7 @@ class ServerSpec:
     # What changes when it serves on free-threaded CPython 3.13t ("" : it has no variant there): the
     # catalog derives <entry>_ft for each app that installs there too (servers/core/interpreters.py)
     free_threaded: str = ""
+    free_threaded_thread_workers: bool = False  # there its workers are threads of one process, not processes
 
     @property
     def serve_module(self) -> str:

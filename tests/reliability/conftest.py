@@ -119,18 +119,9 @@ def _brackets_literal(pattern: str) -> str:
     return "".join({"[": "[[]", "]": "[]]"}.get(char, char) for char in pattern)
 
 
-# The free-threaded variants (<entry>_ft) run here like every entry, but their caveats are not declared
-# yet: their first run (2026-12-04) failed 54 tests, granian 2.7.9's CL+TE and TE cases among them (the
-# _ft entries pin the last granian with cp313t wheels, older than the GIL build's) and its killed-worker
-# test (its workers are threads). Expected failures, not strict, until their caveats are written.
-FREE_THREADED_UNDECLARED = "free-threaded variant: its caveats are not declared yet (docs/free-threading.md)"
-
-
 def pytest_collection_modifyitems(config, items):
     for item in items:
         known = known_limitation(item.name)
         if known:
             strict, reason = known
             item.add_marker(pytest.mark.xfail(strict=strict, reason=reason))
-        elif "_ft-" in item.name or "_ft]" in item.name:
-            item.add_marker(pytest.mark.xfail(strict=False, reason=FREE_THREADED_UNDECLARED))

@@ -128,10 +128,12 @@ def serving_workers(server) -> set[int]:
 
 def expected_processes(server) -> int:
     """Processes that serve once the stack is up: the announced workers for the pre-forked Python
-    stacks; one for Go (its workers are GOMAXPROCS threads) and for werkzeug's forking server
-    (its children live for one connection each)."""
+    stacks; one for Go (its workers are GOMAXPROCS threads), for a free-threaded variant whose workers
+    are threads (granian's on 3.13t) and for werkzeug's forking server (its children live for one
+    connection each)."""
     entry = catalog.get(server.name)
-    if entry.language == "go" or entry.server_spec.process_per_connection:
+    if (entry.language == "go" or entry.server_spec.process_per_connection
+            or (entry.free_threaded and entry.server_spec.free_threaded_thread_workers)):
         return 1
     return server.ready.workers
 
