@@ -33,10 +33,10 @@ Caveat: HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET [ref
 Caveat: HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an
 empty path, which the framework redirects to / or serves as / [refuse-shape].
 
-Caveat: HTTP/1.1: on free-threaded 3.13t (granian 2.7.9), when Flask answers 405 without reading a
-chunked body, or a Content-Length body that arrives after the head, granian reads no further request
-on that connection: the next one hangs unanswered (a body sent whole with its head is drained)
-[desync].
+Caveat: HTTP/1.1: on free-threaded 3.13t (granian 2.7.9), when Flask's routing answers 405 (a method
+its URL rule does not allow) to a request with a chunked body, or a Content-Length body that arrives
+after the head, granian reads no further request on that connection: the next one hangs unanswered
+(a body sent whole with its head is drained; a view's own 405 does not do it) [desync].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

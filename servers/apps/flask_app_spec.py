@@ -13,9 +13,10 @@ METHOD_NOT_TOKEN_SERVERS = ("werkzeug", "werkzeug-threaded", "werkzeug-processes
 # granian 2.7.9 on 3.13t (its free-threaded variant only): Django's and Falcon's apps on it give the GIL build's answers
 _GRANIAN_FT_UNREAD_BODY = Caveat(
     "granian-ft-flask-unread-body",
-    "HTTP/1.1: on free-threaded 3.13t (granian 2.7.9), when Flask answers 405 without reading a chunked body, or a "
-    "Content-Length body that arrives after the head, granian reads no further request on that connection: the "
-    "next one hangs unanswered (a body sent whole with its head is drained)", effects=("desync",), gil=False)
+    "HTTP/1.1: on free-threaded 3.13t (granian 2.7.9), when Flask's routing answers 405 (a method its URL rule does "
+    "not allow) to a request with a chunked body, or a Content-Length body that arrives after the head, granian reads "
+    "no further request on that connection: the next one hangs unanswered (a body sent whole with its head is "
+    "drained; a view's own 405 does not do it)", effects=("desync",), gil=False)
 _HTTP09 = Caveat("uwsgi-http09",
                  "HTTP/1.1: uWSGI hands a request line without a version (HTTP/0.9) to the app: Flask answers 200",
                  effects=("refuse-shape",))
