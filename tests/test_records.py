@@ -62,3 +62,12 @@ def test_the_catalog_tags_a_stack_without_a_complete_record_unverified(records_d
         records.write_section("flask_gunicorn", section, {"run": run(), "cases": {}, "tests": {}})
     entry = catalog._entry(app, server)
     assert entry.verified and entry.tags == (catalog.PRODUCTION,)
+
+
+def test_a_recorded_failure_does_not_verify(records_dir):
+    records.write_section("tornado", "conformance", {"run": run(), "cases": {}})
+    records.write_section("tornado", "reliability", {"run": run(), "tests": {"test_a": "passed", "test_b": "failed"}})
+    assert records.recorded("tornado") and records.failures("tornado") == ["test_b"]
+    assert not records.verified("tornado")
+    records.write_section("tornado", "reliability", {"run": run(), "tests": {"test_a": "passed", "test_b": "xfailed"}})
+    assert records.verified("tornado")

@@ -50,9 +50,21 @@ def complete(entry_name: str, section: str) -> bool:
     return bool(record.get(section, {}).get("run", {}).get("complete"))
 
 
-def verified(entry_name: str) -> bool:
-    """Both sections present, each from a complete run."""
+def recorded(entry_name: str) -> bool:
+    """Both sections present, each from a complete run (what a production stack must have)."""
     return all(complete(entry_name, section) for section in SECTIONS)
+
+
+def failures(entry_name: str) -> list[str]:
+    """The reliability tests whose recorded outcome is an unexpected failure."""
+    tests = (load(entry_name) or {}).get("reliability", {}).get("tests", {})
+    return sorted(name for name, outcome in tests.items() if outcome == "failed")
+
+
+def verified(entry_name: str) -> bool:
+    """Recorded by complete runs, and none of its reliability tests failed unexpectedly: a stack whose
+    last run failed a test is not vouched for until a run passes it (or a caveat declares it)."""
+    return recorded(entry_name) and not failures(entry_name)
 
 
 def status(entry_name: str) -> str:
