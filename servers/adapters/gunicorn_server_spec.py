@@ -19,8 +19,10 @@ _BODY_AFTER_ANSWER = Caveat("gunicorn-body-after-answer",
                             effects=("no-close", "refuse-shape"))
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
-# [fast]: gunicorn_h1c, the C parser of the c-parser setting (the adapter pins the Python one by default)
-EXTRAS = {"gunicorn": ("gunicorn[fast]>=27.0.1",)}
+# gunicorn_h1c: the C parser of the c-parser setting (the adapter pins the Python one by default). Named
+# itself, not as gunicorn[fast]: 27.0.1's [fast] asks for gunicorn_h1c>=0.6.14, which PyPI does not serve
+# (0.6.10 is its newest), so the extra made the whole install fail.
+EXTRAS = {"gunicorn": ("gunicorn>=27.0.1", "gunicorn_h1c>=0.6.10")}
 # Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
 SOURCES = {"gunicorn": ("benoitc/gunicorn", "{v}", "")}
 
