@@ -71,3 +71,15 @@ def test_a_recorded_failure_does_not_verify(records_dir):
     assert not records.verified("tornado")
     records.write_section("tornado", "reliability", {"run": run(), "tests": {"test_a": "passed", "test_b": "xfailed"}})
     assert records.verified("tornado")
+
+
+def test_every_production_stack_has_a_complete_record():
+    """A production stack is vouched for by runs the suite recorded (records/<entry>.json), not assumed: a
+    new one fails here until its conformance and reliability runs are written (README, "Reliability")."""
+    from servers.core import catalog
+
+    missing = [e.name for e in catalog.ENTRIES if not e.dev_only and not records.recorded(e.name)]
+    assert not missing, (
+        f"{len(missing)} production stack(s) without a complete record: {', '.join(missing)}; write it with "
+        "`CONFORMANCE_RECORD=1 RELIABILITY_RECORD=1 RELIABILITY_SECONDS=3 RELIABILITY_SCALE=0.1 "
+        "./test.sh -m reliability tests/reliability -k ENTRY`, then `python -m servers.generate`")
