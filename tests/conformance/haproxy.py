@@ -9,16 +9,11 @@ default): each front is run as it ships. Nothing of the system's haproxy (config
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
-import tempfile
-import time
 from pathlib import Path
 
-from processes import tree
-from processes.ports import free_port
+from .privatefront import PrivateFront
 
-START_TIMEOUT_S = 10.0
 
 CONFIG = """\
 global
@@ -48,34 +43,12 @@ def version() -> str:
     return done.stdout.split()[2] if done.stdout.startswith("HAProxy version") else done.stdout.strip()
 
 
-class Haproxy:
+class Haproxy(PrivateFront):
     """start() -> haproxy listening on self.port in front of 127.0.0.1:upstream; stop() ends it."""
 
-    def __init__(self, upstream: int):
-        self.upstream = upstream
-        self.port = free_port()
-        self.dir = Path(tempfile.mkdtemp(prefix="conformance-haproxy-"))
-        self.proc: subprocess.Popen | None = None
+    name = "haproxy"
 
-    def start(self) -> "Haproxy":
+    def command(self) -> list[str]:
         conf = self.dir / "haproxy.cfg"
         conf.write_text(CONFIG.format(upstream=self.upstream, port=self.port))
-        self.proc = subprocess.Popen([binary() or "haproxy", "-db", "-f", str(conf)], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, start_new_session=True)
-        ends = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < ends:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"haproxy exited: {self.proc.stderr.read().decode(errors='replace')}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return self
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"haproxy did not listen on {self.port} within {START_TIMEOUT_S} s")
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            tree.stop(self.proc, 5.0)
-            self.proc = None
-        shutil.rmtree(self.dir, ignore_errors=True)
+        return [binary() or "haproxy", "-db", "-f", str(conf)]

@@ -9,16 +9,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
-import tempfile
-import time
-from pathlib import Path
 
-from processes import tree
-from processes.ports import free_port
+from .privatefront import PrivateFront
 
-START_TIMEOUT_S = 10.0
 
 CONFIG = """\
 {user}worker_processes 1;
@@ -59,37 +53,14 @@ def version() -> str:
     return (done.stderr or done.stdout).strip().split("/")[-1]
 
 
-class Nginx:
+class Nginx(PrivateFront):
     """start() -> nginx listening on self.port in front of 127.0.0.1:upstream; stop() ends it."""
 
-    def __init__(self, upstream: int):
-        self.upstream = upstream
-        self.port = free_port()
-        self.dir = Path(tempfile.mkdtemp(prefix="conformance-nginx-"))
-        self.proc: subprocess.Popen | None = None
+    name = "nginx"
 
-    def start(self) -> "Nginx":
+    def command(self) -> list[str]:
         # As root, nginx's workers would switch to nobody, who cannot use our private directory.
         user = "user root;\n" if os.geteuid() == 0 else ""
         conf = self.dir / "nginx.conf"
         conf.write_text(CONFIG.format(user=user, prefix=self.dir, upstream=self.upstream, port=self.port))
-        self.proc = subprocess.Popen([binary() or "nginx", "-p", str(self.dir), "-e", str(self.dir / "error.log"),
-                                      "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                     start_new_session=True)
-        ends = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < ends:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"nginx exited: {self.proc.stderr.read().decode(errors='replace')}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return self
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"nginx did not listen on {self.port} within {START_TIMEOUT_S} s")
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            tree.stop(self.proc, 5.0)
-            self.proc = None
-        shutil.rmtree(self.dir, ignore_errors=True)
+        return [binary() or "nginx", "-p", str(self.dir), "-e", str(self.dir / "error.log"), "-c", str(conf)]
