@@ -1,5 +1,5 @@
 """Bare WSGI callable on gunicorn gthread workers, a thread pool per process, on free-threaded CPython
-3.13t (no GIL); the Redis routes on redis-py with its pure-Python parser.
+3.13t (no GIL).
 
 Each of --workers processes runs a pool of 16 threads; the main thread of each worker polls the
 kept-alive connections, and a blocking driver call holds one thread of its worker's pool.

@@ -234,7 +234,8 @@ def _free_threaded(entry: Entry) -> Entry:
     """The entry on free-threaded CPython 3.13t: same app and server, run by .venv-ft's Python; its Redis
     routes on redis-py's pure-Python parser where hiredis does not keep the GIL off there (the set-up's record)."""
     client = redis_clients.DEFAULT
-    if not all(interpreters.kept_off(p) for p in redis_clients.get(client).packages):
+    serves_redis = bool(set(REDIS_OPS) & set(entry.ops))  # the bare app serves hello and json only
+    if serves_redis and not all(interpreters.kept_off(p) for p in redis_clients.get(client).packages):
         client = redis_clients.PURE_PYTHON
     description = f"{entry.description}, on free-threaded CPython 3.13t (no GIL)"
     if client != entry.redis_client:
