@@ -168,8 +168,9 @@ class Entry:
         if self.language == "go":
             names = (*self.app_spec.pip_packages, *self.server_spec.pip_packages, *drivers.GO_MODULES)
         else:
-            names = (*self.app_spec.pip_packages, *self.server_spec.pip_packages,
-                     *drivers.MONGO[self.mongo_driver].packages, *redis_clients.get(self.redis_client).packages)
+            mongo = drivers.MONGO[self.mongo_driver].packages if set(MONGO_OPS) & set(self.ops) else ()
+            redis = redis_clients.get(self.redis_client).packages if set(REDIS_OPS) & set(self.ops) else ()
+            names = (*self.app_spec.pip_packages, *self.server_spec.pip_packages, *mongo, *redis)
         if self.free_threaded:  # what does not install there is not run there (uvloop: granian runs asyncio's loop)
             names = tuple(n for n in names if interpreters.packages().get(n, {"installs": True})["installs"])
         return tuple(dict.fromkeys(names))
