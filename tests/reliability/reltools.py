@@ -354,16 +354,20 @@ class Exchange:
     closed: bool = False  # the server closed (EOF or reset)
     reset: bool = False
     timed_out: bool = False  # neither answered fully nor closed within the timeout
+    held_open: bool = False  # answered, then kept the connection open after our EOF (read `quiet` s more)
     connect_error: str = ""
     elapsed: float = 0.0
 
 
 async def exchange(port: int, chunks: list[bytes], *, half_close: bool = True, timeout: float = CLIENT_TIMEOUT_S,
-                   expect: int | None = None, pause: float = 0.0, linger: float = 0.01) -> Exchange:
+                   expect: int | None = None, pause: float = 0.0, linger: float = 0.01,
+                   quiet: float | None = None) -> Exchange:
     """Send `chunks` (with `pause` s between them) on a new connection, then read until the server
     closes, `expect` complete responses have arrived, or `timeout`. With half_close, our side is
     shut down `linger` s after the last byte (time for an answer to a complete request first; a
-    server still waiting for more sees EOF)."""
+    server still waiting for more sees EOF). With `quiet`, reading after our EOF also ends once a
+    complete answer is in and nothing more came for `quiet` s (held_open): a server may keep a
+    half-closed connection until its keep-alive timeout (Hypercorn does), which is no hang."""
     result = Exchange()
     started = time.monotonic()
     deadline = started + timeout
@@ -374,16 +378,22 @@ async def exchange(port: int, chunks: list[bytes], *, half_close: bool = True, t
         result.elapsed = time.monotonic() - started
         return result
 
-    async def read_until(until: float, want: int | None) -> bool:
-        """Read into result until `until` or `want` complete responses; True when they are in or
-        the connection is over."""
+    async def read_until(until: float, want: int | None, quiet: float | None = None) -> bool:
+        """Read into result until `until` or `want` complete responses (or, with `quiet`, a complete
+        answer then `quiet` s of silence); True when they are in or the connection is over."""
         while True:
             remaining = until - time.monotonic()
             if remaining <= 0:
                 return False
+            wait = remaining
+            if quiet is not None and parse_responses(result.data).complete:
+                wait = min(remaining, quiet)
             try:
-                block = await asyncio.wait_for(reader.read(65536), remaining)
+                block = await asyncio.wait_for(reader.read(65536), wait)
             except asyncio.TimeoutError:
+                if wait < remaining:
+                    result.held_open = True
+                    return True
                 return False
             except (ConnectionError, OSError):
                 result.closed = result.reset = True
@@ -415,7 +425,7 @@ async def exchange(port: int, chunks: list[bytes], *, half_close: bool = True, t
                     writer.write_eof()
                 except (ConnectionError, OSError):
                     result.reset = True
-        if not over and not (await read_until(deadline, expect)):
+        if not over and not (await read_until(deadline, expect, quiet if half_close else None)):
             result.timed_out = True
     finally:
         writer.transport.abort()
