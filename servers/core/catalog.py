@@ -168,12 +168,16 @@ class Entry:
         if self.language == "go":
             names = (*self.app_spec.pip_packages, *self.server_spec.pip_packages, *drivers.GO_MODULES)
         else:
-            mongo = drivers.MONGO[self.mongo_driver].packages if set(MONGO_OPS) & set(self.ops) else ()
-            redis = redis_clients.get(self.redis_client).packages if set(REDIS_OPS) & set(self.ops) else ()
+            mongo = drivers.MONGO[self.mongo_driver].packages if self.serves(MONGO_OPS) else ()
+            redis = redis_clients.get(self.redis_client).packages if self.serves(REDIS_OPS) else ()
             names = (*self.app_spec.pip_packages, *self.server_spec.pip_packages, *mongo, *redis)
         if self.free_threaded:  # what does not install there is not run there (uvloop: granian runs asyncio's loop)
             names = tuple(n for n in names if interpreters.packages().get(n, {"installs": True})["installs"])
         return tuple(dict.fromkeys(names))
+
+    def serves(self, ops: tuple[str, ...]) -> bool:
+        """Whether it serves any of these operations (the bare app's stacks serve no backend route)."""
+        return bool(set(ops) & set(self.ops))
 
     def default_workers(self) -> int:
         return self.workers if self.workers is not None else usable_cores()
@@ -235,8 +239,7 @@ def _free_threaded(entry: Entry) -> Entry:
     """The entry on free-threaded CPython 3.13t: same app and server, run by .venv-ft's Python; its Redis
     routes on redis-py's pure-Python parser where hiredis does not keep the GIL off there (the set-up's record)."""
     client = redis_clients.DEFAULT
-    serves_redis = bool(set(REDIS_OPS) & set(entry.ops))  # the bare app serves hello and json only
-    if serves_redis and not all(interpreters.kept_off(p) for p in redis_clients.get(client).packages):
+    if entry.serves(REDIS_OPS) and not all(interpreters.kept_off(p) for p in redis_clients.get(client).packages):
         client = redis_clients.PURE_PYTHON
     description = f"{entry.description}, on free-threaded CPython 3.13t (no GIL)"
     if client != entry.redis_client:
