@@ -147,15 +147,43 @@ SPECS = (
 '''
 
 
-def test_adding_a_server_is_its_spec_and_page_then_one_command(tmp_path):
-    """In a copy of the repository: a new spec module and lesson page, `python -m servers.generate`,
-    and every derived file follows; no published port of an existing service moves."""
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    copy = tmp_path / "repo"
+def copy_working_tree(root: Path, copy: Path) -> None:
+    """The files of root as a contributor has them: tracked ones (as edited) and new ones not yet added
+    (a spec module, a lesson page), without what .gitignore leaves out (results, virtualenvs, builds)."""
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root,
+                           capture_output=True, text=True, check=True).stdout
     for name in filter(None, files.split("\0")):
-        if (ROOT / name).is_file():
+        if (root / name).is_file():  # a tracked file deleted in the working tree is not there
             (copy / name).parent.mkdir(parents=True, exist_ok=True)
-            (copy / name).write_bytes((ROOT / name).read_bytes())
+            (copy / name).write_bytes((root / name).read_bytes())
+
+
+def test_the_copy_is_the_working_tree_as_a_contributor_has_it(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = lambda *args: subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    git("init", "-q")
+    (repo / ".gitignore").write_text("results/\n")
+    (repo / "tracked.py").write_text("old\n")
+    (repo / "gone.py").write_text("x\n")
+    git("add", ".")
+    (repo / "tracked.py").write_text("edited\n")
+    (repo / "gone.py").unlink()
+    (repo / "servers").mkdir()
+    (repo / "servers" / "new_spec.py").write_text("SPECS = ()\n")  # not added yet
+    (repo / "results").mkdir()
+    (repo / "results" / "run.jsonl").write_text("{}\n")
+    copy_working_tree(repo, tmp_path / "copy")
+    copied = {str(p.relative_to(tmp_path / "copy")) for p in (tmp_path / "copy").rglob("*") if p.is_file()}
+    assert copied == {".gitignore", "tracked.py", "servers/new_spec.py"}
+    assert (tmp_path / "copy" / "tracked.py").read_text() == "edited\n"
+
+
+def test_adding_a_server_is_its_spec_and_page_then_one_command(tmp_path):
+    """In a copy of the working tree: a new spec module and lesson page, `python -m servers.generate`,
+    and every derived file follows; no published port of an existing service moves."""
+    copy = tmp_path / "repo"
+    copy_working_tree(ROOT, copy)
     (copy / "servers" / "adapters" / "fakeserver_spec.py").write_text(FAKE_SPEC)
     (copy / "docs" / "servers" / "fakeserver.md").write_text(
         f"# A fake server\n\n{derived.ENTRIES_START}\n{derived.ENTRIES_END}\n\nHow it serves a request.\n")
