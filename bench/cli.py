@@ -203,7 +203,7 @@ def add_load_host_arguments(p: argparse.ArgumentParser) -> None:
                    help="locust: also wait for M workers on other load hosts (the command to run there is "
                         "printed at the start)")
     g.add_argument("--remote-target", action="store_true",
-                   help="allow a --target beyond loopback: your own app host in the three-host layout (README)")
+                   help="allow a --target beyond loopback: your own app host in the three-host layout (docs/compose.md)")
 
 
 def add_noise_arguments(p: argparse.ArgumentParser) -> None:
