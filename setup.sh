@@ -6,6 +6,7 @@
 #     project's virtualenv .venv where that Python refuses pip (PEP 668: Debian's own python3);
 #     scripts/project-python.sh has the rule, and bench.sh and test.sh pick the same interpreter
 #   Go tools: vegeta (constant-rate load); the Go servers and FerretDB build on first use
+#   The docs site's Mermaid (npm pack, into .build/docs/): `mkdocs serve` then works offline
 #   --free-threaded: also CPython 3.13t and its virtualenv .venv-ft (scripts/free-threaded-setup.sh:
 #     about 8 minutes on 2 quiet cores the first time, the interpreter cached in ~/.cache/refsuite)
 set -euo pipefail
@@ -51,6 +52,14 @@ if ! "$PY" -c "import servers, flask, sanic, gevent, pytest" 2>/dev/null || [ py
   echo "setup: pip install -e '.[all,test]' into $PY"
   "$PY" -m pip install -q --disable-pip-version-check -e '.[all,test]'
   mkdir -p "$(dirname "$PIP_STAMP")" && touch "$PIP_STAMP"
+fi
+
+# The docs site's Mermaid, served by the site so that its diagrams draw offline (scripts/mermaid_local.py:
+# npm pack of a pinned release, its SHA-256 checked, kept in .build/docs/, 3.5 MB, never committed).
+if command -v npm >/dev/null; then
+  "$PY" scripts/mermaid_local.py
+else
+  echo "setup: npm not found: the docs site's diagrams need it once (install Node.js with npm, then ./setup.sh)" >&2
 fi
 
 GOBIN_DIR="$(go env GOPATH)/bin"

@@ -70,10 +70,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.docs:
         from anatomy import docs
 
-        changed = docs.regenerate(links_only=args.links_only, only=args.name or None,
-                                  log=lambda line: print(line, file=sys.stderr, flush=True))
+        problems: list[str] = []
+        try:
+            changed = docs.regenerate(links_only=args.links_only, only=args.name or None,
+                                      log=lambda line: print(line, file=sys.stderr, flush=True))
+        except docs.PagesNotRendered as exc:  # the other pages are written; each problem says what to do
+            changed, problems = exc.changed, exc.problems
         print(f"{len(changed)} pages changed: " + " ".join(str(p.relative_to(docs.DOCS)) for p in changed))
-        return 0
+        for problem in problems:
+            print(f"error: {problem}", file=sys.stderr)
+        return 1 if problems else 0
     if not args.name:
         print("error: name at least one entry (or --docs)", file=sys.stderr)
         return 2

@@ -33,6 +33,9 @@ def page_files() -> list[Path]:
 
 def regenerate(links_only: bool = False, seconds: float = 6.0, connections: int = 50, only: list[str] | None = None,
                log=print) -> list[Path]:
+    """Re-render the pages (only those named, by stem or folder/stem); the pages changed. A page that cannot
+    render (a trace never recorded, a source link to a package no spec declares) is left as it was while
+    the others are written, and PagesNotRendered names each with what to do."""
     cache: dict[tuple[str, str], str] = {}
     results: dict[tuple[str, str], dict] = {}
 
@@ -44,11 +47,7 @@ def regenerate(links_only: bool = False, seconds: float = 6.0, connections: int 
             tracedata.save_anatomy(results[key])
         return results[key]
 
-    changed = []
-    for page in trace_pages():
-        if only and page.stem not in only and str(page.relative_to(DOCS).with_suffix("")) not in only:
-            continue
-        text = page.read_text(encoding="utf-8")
+    def rendered(page: Path, text: str) -> str:
         new = sources.resolve(text)
         if not links_only:
             def example(match: re.Match) -> str:
@@ -68,11 +67,35 @@ def regenerate(links_only: bool = False, seconds: float = 6.0, connections: int 
 
             new = EXAMPLE.sub(example, new)
             new = TABLE.sub(table, new)
-        new = render_traces(new)  # after the examples: a reading block renders the anatomy just stored
+        return render_traces(new)  # after the examples: a reading block renders the anatomy just stored
+
+    changed: list[Path] = []
+    known = {name for page in trace_pages() for name in (page.stem, str(page.relative_to(DOCS).with_suffix("")))}
+    problems = [f"{name}: no lesson page of that name (give a page's, e.g. waitress or servers/waitress)"
+                for name in only or () if name not in known]
+    for page in trace_pages():
+        if only and page.stem not in only and str(page.relative_to(DOCS).with_suffix("")) not in only:
+            continue
+        text = page.read_text(encoding="utf-8")
+        try:
+            new = rendered(page, text)
+        except (MissingTrace, sources.SourceError) as exc:
+            problems.append(f"{page.relative_to(DOCS.parent)}: {exc}")
+            continue
         if new != text:
             page.write_text(new, encoding="utf-8")
             changed.append(page)
+    if problems:
+        raise PagesNotRendered(problems, changed)
     return changed
+
+
+class PagesNotRendered(RuntimeError):
+    """Pages left as they were, each with its reason and what to do; `changed`: the pages written anyway."""
+
+    def __init__(self, problems: list[str], changed: list[Path]):
+        super().__init__("\n".join(problems))
+        self.problems, self.changed = problems, changed
 
 
 TRACE = re.compile(r"(<!-- trace: (?P<name>\S+) -->\n)(?P<body>.*?)(<!-- /trace -->)", re.S)

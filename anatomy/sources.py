@@ -35,7 +35,8 @@ LINK = re.compile(r"\[`(?P<name>[^`]+)`\]\((?P<target>src:[^)\s]+|https://github
 
 
 class SourceError(ValueError):
-    """A link names a function that the installed file does not define."""
+    """A link that cannot point at the installed source: a package no spec's SOURCES names, one not installed,
+    a file or a function the installed version lacks."""
 
 
 @functools.cache
@@ -82,9 +83,16 @@ def local_file(path: str) -> Path:
         return Path(cache) / f"{module}@{version(dist)}" / path[len(module) + 1:]
     if dist == "go":
         return go_root() / "src" / path
+    top = path.split("/", 1)[0].removesuffix(".py")
     if dist == "python":
-        return Path(sysconfig.get_paths()["stdlib"]) / path
-    spec = importlib.util.find_spec(path.split("/", 1)[0].removesuffix(".py"))
+        found = Path(sysconfig.get_paths()["stdlib"]) / path
+        if not found.exists():  # not the stdlib's: a package no spec module's SOURCES names
+            raise SourceError(f"src:{path}: no spec module's SOURCES names the package {top!r} (its GitHub "
+                              f"repository, tag and folder: see servers/adapters/waitress_server_spec.py)")
+        return found
+    spec = importlib.util.find_spec(top)
+    if spec is None or spec.origin is None:
+        raise SourceError(f"src:{path}: {dist} is not installed here (pip install it, or the extra of its spec)")
     return Path(spec.origin).parent.parent / path
 
 
@@ -93,7 +101,10 @@ _GO_FUNC = re.compile(r"^func (?:\(\w+ \*?(?P<recv>\w+)(?:\[[^\]]*\])?\) )?(?P<n
 
 def line_of(path: str, qualname: str) -> int:
     """The line of `def`/`class`/`func` (or class attribute) qualname in the installed file of path."""
-    text = local_file(path).read_text(encoding="utf-8")
+    try:
+        text = local_file(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SourceError(f"src:{path}: the installed {dist_of(path)} has no such file") from None
     if path.endswith(".go"):
         for number, line in enumerate(text.splitlines(), 1):
             match = _GO_FUNC.match(line)

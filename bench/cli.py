@@ -1,4 +1,4 @@
-"""The command line of bench.sh: run (the default), report, compare, presets; bare, an overview."""
+"""The command line of bench.sh: run (the default), report, compare, presets, screenshot; bare, an overview."""
 from __future__ import annotations
 
 import argparse
@@ -18,21 +18,22 @@ from rich.markup import escape
 from servers.core import catalog
 from servers.core.catalog import Entry
 
-from bench import capacity, compare, defaults, plan as planning, presets, reports, rounds, schema, selection
+from bench import capacity, compare, defaults, plan as planning, presets, reports, rounds, schema, screenshot, selection
 from bench.anatomy_run import write_anatomy
 from bench.progress import Progress
 from bench.runner import Runner
+from harness import browser
 from loadtools import DEFAULT_TOOL, TOOLS, ToolMissing, Unsupported
 from processes.bounded import interrupt
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMANDS = ("run", "report", "compare", "presets", "capacity")
+COMMANDS = ("run", "report", "compare", "presets", "capacity", "screenshot")
 EXIT_USAGE = 2
 
 # The top-level help is run's help (a run's options are what a reader looks for), with the other
 # commands named once, here and in DESCRIPTION.
 USAGE = """bench.sh [run] [options]                     (run is the default command)
-       bench.sh report|compare|presets ...          (each has its own --help)
+       bench.sh report|compare|presets|screenshot ...   (each has its own --help)
        bench.sh                                     (no arguments: what a run would do, not run)"""
 
 DESCRIPTION = """\
@@ -46,6 +47,7 @@ commands:
   compare    two results files side by side (Markdown, with ratios)
   presets    list the named benchmarks and their expected run time
   capacity   `run --capacity`: each stack's capacity within the latency bound (--slo)
+  screenshot a run's report.html first screen as a PNG (the README's picture, by default)
 """
 
 EXAMPLES = """\
@@ -59,6 +61,7 @@ examples:
   ./bench.sh --servers nethttp --ops hello --tool locust --load-workers 2    locust, a master and 2 workers
   ./bench.sh report results/20260101-120000/results.jsonl
   ./bench.sh compare results/a/results.jsonl results/b/results.jsonl
+  ./bench.sh screenshot                            the newest run's report, first screen, into the README's picture
 """
 
 
@@ -200,7 +203,7 @@ def add_load_host_arguments(p: argparse.ArgumentParser) -> None:
                    help="locust: also wait for M workers on other load hosts (the command to run there is "
                         "printed at the start)")
     g.add_argument("--remote-target", action="store_true",
-                   help="allow a --target beyond loopback: your own app host in the three-host layout (README)")
+                   help="allow a --target beyond loopback: your own app host in the three-host layout (docs/compose.md)")
 
 
 def add_noise_arguments(p: argparse.ArgumentParser) -> None:
@@ -224,7 +227,7 @@ def add_noise_arguments(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     # Its help is never shown (main() hands -h/--help to run), its usage only with an error.
     parser = argparse.ArgumentParser(prog="bench.sh")
-    sub = parser.add_subparsers(dest="command", metavar="{run,report,compare,presets}")
+    sub = parser.add_subparsers(dest="command", metavar="{run,report,compare,presets,screenshot}")
     parser.usage = USAGE  # after add_subparsers, which makes the commands' usage ("bench.sh report") of it
     run = sub.add_parser("run", help="benchmark a selection (default)", usage=USAGE,
                          description=DESCRIPTION, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -241,6 +244,13 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--out", type=Path, metavar="FILE", help="also write the Markdown to FILE")
     pre = sub.add_parser("presets", help="list the named benchmarks")
     pre.add_argument("--json", action="store_true", help="as JSON")
+    shot = sub.add_parser("screenshot", help="a run's report.html first screen as a PNG (headless Chromium, offline)",
+                          description=screenshot.__doc__)
+    shot.add_argument("run", type=Path, nargs="?",
+                      help="a run's directory, its results.jsonl or its report.html (default: the newest run in results/)")
+    shot.add_argument("--out", type=Path, default=screenshot.PICTURE, metavar="PNG",
+                      help=f"where to write it (default {screenshot.PICTURE.relative_to(ROOT)}, the README's picture)")
+    shot.add_argument("--window", default="1280x900", metavar="WxH", help="the screen's size in px (default 1280x900)")
     return parser
 
 
@@ -459,6 +469,21 @@ def cmd_compare(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def cmd_screenshot(args: argparse.Namespace, console: Console) -> int:
+    try:
+        window = tuple(int(n) for n in args.window.lower().split("x"))
+        if len(window) != 2 or min(window) < 200:
+            raise ValueError
+    except ValueError:
+        raise UsageError(f"--window {args.window!r}: expected WIDTHxHEIGHT in px, e.g. 1280x900") from None
+    try:
+        report, png = screenshot.take(args.run, args.out, window)
+    except (screenshot.NoReport, browser.BrowserMissing, browser.BrowserFailed) as exc:
+        raise UsageError(str(exc)) from None
+    console.print(f"wrote {png} ({png.stat().st_size:,} bytes): the first {window[0]}x{window[1]} px of {report}")
+    return 0
+
+
 def cmd_presets(args: argparse.Namespace, console: Console) -> int:
     items = []
     for p in presets.PRESETS.values():
@@ -504,7 +529,8 @@ def main(argv: list[str] | None = None) -> None:
     console = Console(stderr=True, highlight=False, soft_wrap=True)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _raise_interrupt)
-    handlers = {"run": cmd_run, "report": cmd_report, "compare": cmd_compare, "presets": cmd_presets}
+    handlers = {"run": cmd_run, "report": cmd_report, "compare": cmd_compare, "presets": cmd_presets,
+                "screenshot": cmd_screenshot}
     try:
         code = handlers[args.command](args, console)
     except UsageError as exc:  # the user's; any other exception is a bug and shows its traceback

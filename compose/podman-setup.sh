@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run the compose services on Debian's podman and docker-compose, on a machine with no Docker
 # engine and no image registry (only the Debian mirror apt uses, PyPI and the Go proxy).
-# The compose test calls it (tests/test_compose_run.py); README "Compose" shows it by hand.
+# The compose test calls it (tests/test_compose_run.py); docs/compose.md shows it by hand.
 #
 #   podman-setup.sh start STATE_DIR   podman's Docker API on STATE_DIR/podman.sock and a healthcheck
 #                                     loop; prints DOCKER_HOST=... (for docker-compose) and

@@ -10,7 +10,7 @@ wheels only (a package with no cp313t wheel fails in seconds instead of compilin
 source build is not what its users get from pip), with the pins of FT_PINS. Then every extension
 module an installed distribution ships is imported in a fresh interpreter: CPython 3.13t re-enables
 the GIL when it loads one that does not declare Py_mod_gil, and its RuntimeWarning names that module.
-The result is data (servers/core/interpreters.py reads it; the catalog, the README and
+The result is data (servers/core/interpreters.py reads it; the catalog and
 docs/free-threading.md show it), rewritten by each run, never by hand.
 """
 from __future__ import annotations

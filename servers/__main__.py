@@ -1,5 +1,7 @@
-"""`python -m servers`: print the catalog, as a table, as JSON, or as the README's Markdown table;
-or write the entry modules from the specs (--write-entries)."""
+"""`python -m servers`: print the catalog, as a table, as JSON, or as the Markdown table of docs/catalog.md.
+
+Writing what derives from the specs is `python -m servers.generate`; `--write-entries`, its old name for
+the entry modules alone, says so and runs it."""
 from __future__ import annotations
 
 import argparse
@@ -7,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from servers.core import catalog, entry_modules
+from servers.core import catalog
 from servers.core.catalog_table import COLUMNS, markdown_table, rows
 
 # What to do with the catalog once read: the other commands of the package.
@@ -16,7 +18,7 @@ the other commands:
   python -m servers.NAME --port 5000          a Python entry (--help: the flags every entry takes)
   python -m servers.run NAME --port 5000      any entry, Python or Go (Go is built on first use)
   python -m servers.generate [--check]        write every file derived from the specs (entry modules,
-                                              compose, README table, extras, lesson nav and Entries)
+                                              compose, the docs' catalog, extras, lesson nav and Entries)
   python -m servers.compose [--check|--list]  write compose/docker-compose.yml from the catalog,
                                               check it is current, or list its services and URLs
   python -m anatomy NAME [--op OP]    how a stack serves a request, measured under load
@@ -28,13 +30,16 @@ def main(argv: list[str] | None = None) -> None:
                                      epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     form = parser.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="print the catalog as JSON")
-    form.add_argument("--markdown", action="store_true", help="print the README's Markdown table")
-    form.add_argument("--write-entries", action="store_true",
-                      help="write the entry modules servers/<entry>.py (their docstring, their --help) from the specs")
+    form.add_argument("--markdown", action="store_true", help="print the catalog's Markdown table (docs/catalog.md)")
+    form.add_argument("--write-entries", action="store_true", help=argparse.SUPPRESS)  # the old name: see below
     args = parser.parse_args(argv)
     if args.write_entries:
-        written = entry_modules.write()
-        print(f"wrote {len(written)} entry module(s): {' '.join(written)}" if written else "entry modules are current")
+        # One generator command: the entry modules are derived files like the others.
+        print("note: `python -m servers --write-entries` is now `python -m servers.generate` "
+              "(every derived file, the entry modules included); running it", file=sys.stderr)
+        from servers import generate
+
+        generate.main([])
     elif args.json:
         print(json.dumps([e.as_dict() for e in catalog.ENTRIES], indent=2))
     elif args.markdown:
@@ -45,7 +50,7 @@ def main(argv: list[str] | None = None) -> None:
 
         table = Table(title=f"{len(catalog.ENTRIES)} entrypoints: python -m servers.<name>, "
                             "or python -m servers.run <name> for any of them")
-        shown = COLUMNS[:-1]  # the lessons' paths are for the README (links); --help names them
+        shown = COLUMNS[:-1]  # the lessons' paths are for docs/catalog.md (links); --help names them
         for column in shown:
             table.add_column(column, no_wrap=column not in ("description", "limits"))
         for row in rows():

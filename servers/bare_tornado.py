@@ -10,7 +10,7 @@ Caveat: HTTP/1.1: tornado refuses valid chunk extensions and trailers (400) and 
 form target as a path (404), hands `GET *` and the authority-form to the app, keeps an HTTP/1.0
 keep-alive connection after a chunked body [no-close, refuse-shape, over-strict].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.bare_tornado":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.bare_tornado`")

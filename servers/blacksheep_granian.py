@@ -18,7 +18,7 @@ Caveat: HTTP/1.1: granian checks no Host, hands `GET *` and the authority-form t
 body with invalid chunk syntax too (the app answers, then granian closes), accepts NUL in a chunk
 extension [desync, crash, refuse-shape].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.blacksheep_granian":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.blacksheep_granian`")

@@ -44,7 +44,7 @@ not 200 [over-strict].
 Caveat: a request whose body the client cuts short makes Django's ASGI handler return without an
 answer (RequestAborted on http.disconnect, as ASGI allows), and granian then answers 500 [crash].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.django_asgi_granian":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.django_asgi_granian`")

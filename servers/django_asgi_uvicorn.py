@@ -26,7 +26,7 @@ Caveat: HTTP/1.1: Django answers 400 to a valid Host, `0.0.0.0=5000` (a reg-name
 delims, RFC 3986 3.2.2): get_host's pattern allows letters, digits, dots and dashes only [over-
 strict].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.django_asgi_uvicorn":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.django_asgi_uvicorn`")

@@ -29,7 +29,7 @@ exits (1 here; `hypercorn` itself exits 0, so a restart-on-failure process manag
 Caveat: HTTP/1.1: Hypercorn hands an HTTP/1.2 request line to the app as http_version 1.2, and
 Falcon's ASGI app refuses such a scope by raising: Hypercorn answers it 500 [crash].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.falcon_asgi_hypercorn":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_asgi_hypercorn`")

@@ -19,7 +19,7 @@ the app and checks no Host [crash, refuse-shape].
 Caveat: uvicorn (httptools) hands HTTP/0.9 and HTTP/2.0 request lines to the app, and Falcon's ASGI
 app refuses such a scope by raising: uvicorn answers them 500, not 400.
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.falcon_asgi_uvicorn":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_asgi_uvicorn`")

@@ -14,7 +14,7 @@ names and HTTP/1.10, answers bad versions without a status line, checks no Host,
 authority-form and a NUL target to the app, and leaves Content-Length and Transfer-Encoding to the
 app's body reader, which takes invalid values and unknown codings [refuse-shape, over-strict].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.falcon_dev":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_dev`")

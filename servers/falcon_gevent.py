@@ -12,7 +12,7 @@ doubled Transfer-Encoding and `chunked` wrapped in bytes str.strip() removes (\x
 keeps an HTTP/1.0 keep-alive connection after a chunked body, accepts invalid field names: expose it
 behind a proxy [desync, no-close, refuse-shape].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.falcon_gevent":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_gevent`")

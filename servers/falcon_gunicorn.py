@@ -14,7 +14,7 @@ Caveat: HTTP/1.1: gunicorn echoes HTTP/1.2 in its status line, checks no Host, a
 invalid chunk syntax to the app, which answers before it is read (refused, if at all, only after
 that answer) [refuse-shape].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.falcon_gunicorn":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_gunicorn`")

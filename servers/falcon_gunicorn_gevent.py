@@ -17,7 +17,7 @@ that answer) [refuse-shape].
 Caveat: HTTP/1.1: a keep-alive worker answers before reading the body, then sends a second response
 (400) when the unread chunked body proves invalid [no-close, refuse-shape].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.falcon_gunicorn_gevent":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_gunicorn_gevent`")

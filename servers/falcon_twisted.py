@@ -12,7 +12,7 @@ as the next request, frames `chunked` then `identity` on two lines as chunked, r
 form target as a path (404), hands `GET *` and the authority-form to the app, checks no Host
 [desync, refuse-shape].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.falcon_twisted":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_twisted`")

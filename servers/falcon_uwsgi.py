@@ -17,7 +17,7 @@ Caveat: HTTP/1.1: uWSGI's --http-socket echoes the client's protocol in its stat
 responses), accepts invalid field names, hands invalid Content-Length and Transfer-Encoding values,
 invalid chunks and `GET *` to the app, checks no Host [refuse-shape].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.falcon_uwsgi":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_uwsgi`")

@@ -20,7 +20,7 @@ request in the chunk data is answered), reads the requests after `0\n` as traile
 the authority-form, NUL and 64 KiB targets to the app, checks no Host [desync, no-close, refuse-
 shape].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.falcon_waitress_ft":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_waitress_ft`")

@@ -15,7 +15,7 @@ app's body reader, which takes invalid values and unknown codings [refuse-shape,
 
 Caveat: HTTP/1.1: wsgiref hands an absolute-form target to the app as the path (404) [refuse-shape].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.falcon_wsgiref":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.falcon_wsgiref`")

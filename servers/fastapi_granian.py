@@ -23,7 +23,7 @@ empty path, which the framework redirects to / or serves as / [refuse-shape].
 Caveat: HTTP/1.1: granian hands CONNECT to the ASGI app, which redirects it (307; Django's 301)
 [refuse-shape].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.fastapi_granian":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.fastapi_granian`")

@@ -25,7 +25,7 @@ spends about 5 times uvicorn's CPU per request (docs/servers/hypercorn.md).
 Caveat: a worker that dies is not replaced: Hypercorn's supervisor stops every worker and the server
 exits (1 here; `hypercorn` itself exits 0, so a restart-on-failure process manager leaves it down).
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.fastapi_hypercorn":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.fastapi_hypercorn`")

@@ -22,7 +22,7 @@ Caveat: HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET [ref
 Caveat: HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an
 empty path, which the framework redirects to / or serves as / [refuse-shape].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.flask_granian":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.flask_granian`")

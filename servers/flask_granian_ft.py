@@ -38,7 +38,7 @@ its URL rule does not allow) to a request with a chunked body, or a Content-Leng
 after the head, granian reads no further request on that connection: the next one hangs unanswered
 (a body sent whole with its head is drained; a view's own 405 does not do it) [desync].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.flask_granian_ft":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.flask_granian_ft`")

@@ -23,7 +23,7 @@ Caveat: HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET [ref
 Caveat: HTTP/1.1: the server passes a method that is no token (`G@T /`) on to the app, which answers
 it 405, where the server should refuse it (400) [refuse-shape].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.flask_threaded_ft":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.flask_threaded_ft`")

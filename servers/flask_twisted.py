@@ -14,7 +14,7 @@ form target as a path (404), hands `GET *` and the authority-form to the app, ch
 
 Caveat: HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET [refuse-shape].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.flask_twisted":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.flask_twisted`")

@@ -1,8 +1,9 @@
 """`python -m servers.generate`: write every file derived from the specs (`--check`: name the stale ones).
 
-The entry modules, compose (with its ports registry), the README's catalog table, pyproject.toml's
-extras, mkdocs.yml's lesson nav, docs/README.md's lesson index and each lesson page's "Entries"
-line: servers/core/derived.py says what each is. After adding or changing a spec, run this once.
+The entry modules, compose (with its ports registry), docs/catalog.md's table and docs/caveats.md's list,
+pyproject.toml's extras, mkdocs.yml's lesson nav, docs/README.md's lesson index, each lesson page's
+"Entries" line and docs/free-threading.md's package table: servers/core/derived.py says what each is.
+After adding or changing a spec, run this once (docs/contributing.md).
 """
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ body: expose it behind a proxy [desync, no-close, refuse-shape].
 
 Caveat: HTTP/1.1: sanic serves `GET *` as `GET /` [refuse-shape].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.sanic":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.sanic`")

@@ -15,7 +15,7 @@ bytes with a 400 alone: the valid request is dropped unanswered.
 Caveat: HTTP/1.1: uvicorn (httptools) serves HTTP/2.0 and HTTP/0.9 request lines, hands `GET *` to
 the app and checks no Host [crash, refuse-shape].
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "servers.starlette_uvicorn":
     raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.starlette_uvicorn`")

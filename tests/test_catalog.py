@@ -1,4 +1,4 @@
-"""The catalog is the only list: modules on disk, Go commands, adapters and the README agree with it."""
+"""The catalog is the only list: modules on disk, Go commands, adapters and docs/catalog.md agree with it."""
 from __future__ import annotations
 
 import importlib.util
@@ -18,7 +18,7 @@ from servers.core import catalog
 from servers.__main__ import markdown_table
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+CATALOG_PAGE = ROOT / "docs" / "catalog.md"
 
 
 def is_command_module(source: str) -> bool:
@@ -95,11 +95,22 @@ def test_names_are_unique_and_ops_known():
         assert not (limits and entry.dev_only), f"{entry.name}: a caveat qualifies a production stack"
 
 
-def test_readme_table_is_the_catalog():
-    text = README.read_text()
-    match = re.search(r"<!-- catalog:start -->\n(.*?)\n<!-- catalog:end -->", text, re.S)
-    assert match, "README.md lacks the catalog markers"
-    assert match[1].strip() == markdown_table().strip(), "README table is stale: python -m servers --markdown"
+def test_the_docs_catalog_table_is_the_catalog():
+    text = CATALOG_PAGE.read_text()
+    match = re.search(r"<!-- catalog:start [^\n]*-->\n(.*?)\n<!-- catalog:end -->", text, re.S)
+    assert match, "docs/catalog.md lacks the catalog markers"
+    assert match[1].strip() == markdown_table().strip(), "docs/catalog.md's table is stale: python -m servers.generate"
+    rows = re.findall(r"^\| `(\w+)` \|", match[1], re.M)
+    assert rows == [e.name for e in catalog.ENTRIES]
+
+
+def test_every_caveat_the_catalog_names_is_on_the_caveats_page_with_its_stacks():
+    page = (ROOT / "docs" / "caveats.md").read_text()
+    for key, text in catalog.CAVEATS.items():
+        section = page.split(f"\n### {key}\n", 1)[1].split("\n### ", 1)[0]
+        assert text in section, key
+        stacks = re.search(r"Stacks \(\d+\): (.*)\.", section)[1]
+        assert re.findall(r"`(\w+)`", stacks) == [e.name for e in catalog.ENTRIES if key in e.caveats], key
 
 
 @pytest.mark.parametrize("flag", [[], ["--json"], ["--markdown"]])

@@ -292,7 +292,7 @@ def test_docker_compose_merges_the_local_override(services, tool):
     local_images = set(compose.LOCAL_IMAGES.values())
     for name, service in merged.items():
         if name == "nginx":
-            continue  # not replaced: see README
+            continue  # not replaced: see docs/compose.md
         assert service["image"] in local_images, name
         if "build" in service:
             assert service["build"]["args"] == {"BASE_IMAGE": compose.LOCAL_BASE_IMAGE}, name

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import psutil
 import pytest
 
 from servers.core import catalog, gil_guard, interpreters
@@ -46,12 +47,43 @@ def test_a_package_that_takes_the_gil_back_is_recorded_with_its_module():
     assert "hiredis.hiredis" in hiredis["reason"]
 
 
-def test_a_free_threaded_entry_refuses_a_python_with_the_gil():
-    done = subprocess.run([sys.executable, "-m", "servers.stdlib_threaded_ft", "--port", "1"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+def test_a_free_threaded_entry_without_its_interpreter_says_how_to_build_it(tmp_path):
     if sys.version_info >= (3, 13) and not sys._is_gil_enabled():
         pytest.skip("the suite runs on a free-threaded Python")
-    assert done.returncode == 2 and "free-threaded CPython 3.13t" in done.stderr, done.stderr
+    missing = tmp_path / "no-venv-ft"
+    done = subprocess.run([sys.executable, "-m", "servers.stdlib_threaded_ft", "--port", "1"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60, env={**os.environ, "VENV_FT": str(missing)})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (f"error: stdlib_threaded_ft runs on free-threaded CPython 3.13t, and {missing}/bin/python "
+                           f"is missing: build it with `./setup.sh --free-threaded` (about 8 minutes the first time), "
+                           f"then run this command again\n"), done.stderr
+
+
+class AsWritten(ServerProcess):
+    """An entry started as the README writes it, `python -m servers.NAME`, by the suite's own Python."""
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", f"servers.{self.name}", *self.args]
+
+
+@needs_free_threaded
+def test_a_free_threaded_entry_run_as_written_runs_on_its_interpreter():
+    """`python -m servers.flask_granian_ft` on the default Python becomes (exec, same pid) the entry on .venv-ft's
+    Python: the ready line, the GIL off in every request, and SIGTERM stopping it, as if started there."""
+    if sys.version_info >= (3, 13) and not sys._is_gil_enabled():
+        pytest.skip("the suite runs on a free-threaded Python")
+    server = AsWritten("flask_granian_ft").start()
+    try:
+        assert server.ready.name == "flask_granian_ft"
+        response, body = server.request("/json")
+        assert response.status == 200 and body == b'{"message":"Hello, World!"}', body  # 500 if the GIL were on
+        process = psutil.Process(server.pid)
+        assert os.path.samefile(process.exe(), interpreters.python(interpreters.FREE_THREADED)), process.exe()
+        assert process.cmdline()[1:] == ["-m", "servers.flask_granian_ft", "--port", str(server.port)]
+        code, seconds, left = server.terminate()
+        assert code == 0 and not left, (code, seconds, left, server.stderr_text())
+    finally:
+        server.stop()
 
 
 @needs_free_threaded

@@ -1,5 +1,6 @@
 """Every file derived from the specs is what `python -m servers.generate` writes; compose's ports are
-stable by name; the README's compose commands name the ports and services the compose file has."""
+stable by name; the compose commands of the README and docs/compose.md name the ports and services the
+compose file has; adding a server to a copy of the working tree is its spec and page, then that command."""
 from __future__ import annotations
 
 import json
@@ -14,7 +15,6 @@ import yaml
 from servers.core import catalog, compose_model, derived, ports
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
 COMPOSE_FILE = ROOT / "compose" / "docker-compose.yml"
 
 
@@ -97,25 +97,32 @@ def test_adding_a_stack_moves_no_other_port():
     assert after["sanic-redis"] == before["sanic-redis"] == 8412
 
 
-# -- the README's compose commands name what the compose file has --------------------------------
+# -- the compose commands of the README and of docs/compose.md name what the compose file has -----
 
-def compose_blocks() -> list[str]:
-    section = README.read_text().split("## Compose", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```sh\n(.*?)```", section, re.S)
+# where compose is shown, and the load commands each must keep (a test that checks nothing proves nothing)
+COMPOSE_DOCS = {"README.md": 1, "docs/compose.md": 3}
 
 
-def test_readme_compose_commands_name_its_services_and_their_ports():
+def compose_blocks(page: str) -> list[str]:
+    text = (ROOT / page).read_text()
+    if page == "README.md":
+        text = text.split("## Compose", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```sh\n(.*?)```", text, re.S)
+
+
+@pytest.mark.parametrize("page", COMPOSE_DOCS)
+def test_compose_commands_name_its_services_and_their_ports(page):
     services = yaml.safe_load(COMPOSE_FILE.read_text())["services"]
     ports_of = published()
     by_port = {port: name for name, port in ports_of.items()}
     checked = 0
-    for block in compose_blocks():
+    for block in compose_blocks(page):
         started = set()
         for line in block.splitlines():
             command = line.split("#", 1)[0]
             if re.search(r"\bup\b", command):
                 named = [w for w in command.split(" up ", 1)[1].split() if not w.startswith("-")]
-                assert set(named) <= set(services), f"README starts a service compose lacks: {line}"
+                assert set(named) <= set(services), f"{page} starts a service compose lacks: {line}"
                 started |= set(named)
             for variable in re.findall(r"\bPORT_([A-Z0-9_]+)=", command):
                 assert any(compose_model.port_variable(name) == f"PORT_{variable}" for name in services), line
@@ -123,7 +130,7 @@ def test_readme_compose_commands_name_its_services_and_their_ports():
                 assert name in services, line
             for host, port in re.findall(r"http://(127\.0\.0\.1):(\d+)", command):
                 name = by_port.get(int(port))
-                assert name in started, f"README sends load to port {port}, which is {name}, not a service it started: {line}"
+                assert name in started, f"{page} sends load to port {port}, which is {name}, not a service it started: {line}"
                 entry, family = services[name]["labels"]["refsuite.entry"], services[name]["labels"]["refsuite.family"]
                 servers = re.search(r"--servers (\S+)", command)
                 if servers:
@@ -131,7 +138,7 @@ def test_readme_compose_commands_name_its_services_and_their_ports():
                 for op in re.findall(r"--ops (\S+)|/(redis|mongo)/", command):
                     assert catalog.family_of(op[0]) == family if op[0] else op[1] == family, line
                 checked += 1
-    assert checked >= 3, "the README's compose example lost its load commands"
+    assert checked >= COMPOSE_DOCS[page], f"{page}'s compose example lost its load commands"
 
 
 FAKE_SPEC = '''"""A server added by the test (its adapter is uvicorn's)."""
@@ -147,15 +154,43 @@ SPECS = (
 '''
 
 
-def test_adding_a_server_is_its_spec_and_page_then_one_command(tmp_path):
-    """In a copy of the repository: a new spec module and lesson page, `python -m servers.generate`,
-    and every derived file follows; no published port of an existing service moves."""
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    copy = tmp_path / "repo"
+def copy_working_tree(root: Path, copy: Path) -> None:
+    """The files of root as a contributor has them: tracked ones (as edited) and new ones not yet added
+    (a spec module, a lesson page), without what .gitignore leaves out (results, virtualenvs, builds)."""
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root,
+                           capture_output=True, text=True, check=True).stdout
     for name in filter(None, files.split("\0")):
-        if (ROOT / name).is_file():
+        if (root / name).is_file():  # a tracked file deleted in the working tree is not there
             (copy / name).parent.mkdir(parents=True, exist_ok=True)
-            (copy / name).write_bytes((ROOT / name).read_bytes())
+            (copy / name).write_bytes((root / name).read_bytes())
+
+
+def test_the_copy_is_the_working_tree_as_a_contributor_has_it(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = lambda *args: subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    git("init", "-q")
+    (repo / ".gitignore").write_text("results/\n")
+    (repo / "tracked.py").write_text("old\n")
+    (repo / "gone.py").write_text("x\n")
+    git("add", ".")
+    (repo / "tracked.py").write_text("edited\n")
+    (repo / "gone.py").unlink()
+    (repo / "servers").mkdir()
+    (repo / "servers" / "new_spec.py").write_text("SPECS = ()\n")  # not added yet
+    (repo / "results").mkdir()
+    (repo / "results" / "run.jsonl").write_text("{}\n")
+    copy_working_tree(repo, tmp_path / "copy")
+    copied = {str(p.relative_to(tmp_path / "copy")) for p in (tmp_path / "copy").rglob("*") if p.is_file()}
+    assert copied == {".gitignore", "tracked.py", "servers/new_spec.py"}
+    assert (tmp_path / "copy" / "tracked.py").read_text() == "edited\n"
+
+
+def test_adding_a_server_is_its_spec_and_page_then_one_command(tmp_path):
+    """In a copy of the working tree: a new spec module and lesson page, `python -m servers.generate`,
+    and every derived file follows; no published port of an existing service moves."""
+    copy = tmp_path / "repo"
+    copy_working_tree(ROOT, copy)
     (copy / "servers" / "adapters" / "fakeserver_spec.py").write_text(FAKE_SPEC)
     (copy / "docs" / "servers" / "fakeserver.md").write_text(
         f"# A fake server\n\n{derived.ENTRIES_START}\n{derived.ENTRIES_END}\n\nHow it serves a request.\n")
@@ -165,8 +200,8 @@ def test_adding_a_server_is_its_spec_and_page_then_one_command(tmp_path):
     written = set(done.stdout.split(": ", 1)[1].split())
     asgi_apps = [a.entry_prefix for a in catalog.APPS.values() if a.interface == "asgi" and not a.servers]
     assert {f"servers/{app}_fakeserver.py" for app in asgi_apps} <= written
-    assert {"compose/ports.json", "compose/docker-compose.yml", "README.md", "pyproject.toml", "mkdocs.yml",
-            "docs/README.md", "docs/servers/fakeserver.md"} <= written
+    assert {"compose/ports.json", "compose/docker-compose.yml", "docs/catalog.md", "pyproject.toml",
+            "mkdocs.yml", "docs/README.md", "docs/servers/fakeserver.md"} <= written
     check = subprocess.run([sys.executable, "-m", "servers.generate", "--check"], cwd=copy, env=env,
                            capture_output=True, text=True)
     assert check.returncode == 0, check.stderr

@@ -75,7 +75,7 @@ def test_a_recorded_failure_does_not_verify(records_dir):
 
 def test_every_production_stack_has_a_complete_record():
     """A production stack is vouched for by runs the suite recorded (records/<entry>.json), not assumed: a
-    new one fails here until its conformance and reliability runs are written (README, "Reliability")."""
+    new one fails here until its conformance and reliability runs are written (docs/reliability.md; docs/contributing.md, step 6)."""
     from servers.core import catalog
 
     missing = [e.name for e in catalog.ENTRIES if not e.dev_only and not records.recorded(e.name)]

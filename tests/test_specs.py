@@ -49,7 +49,7 @@ def test_reading_the_catalog_imports_no_server_framework_or_event_loop():
 
 
 def test_entry_modules_are_generated_from_the_specs():
-    assert entry_modules.stale() == [], "entry modules are stale: python -m servers --write-entries"
+    assert entry_modules.stale() == [], "entry modules are stale: python -m servers.generate"
 
 
 def test_an_entrys_help_is_its_specs_words(tmp_path):

@@ -3,7 +3,7 @@
 Each server adapter and each framework app declares its facts once, in a spec module beside it
 (servers/core/specs.py); SERVERS and APPS register them by name, and ENTRIES composes every app with
 every server of its interface. Modules on disk (their docstrings too: servers/core/entry_modules.py),
-`python -m servers`, the README table, compose, the benchmark matrix, the lesson links, the
+`python -m servers`, docs/catalog.md's table, compose, the benchmark matrix, the lesson links, the
 anatomy's layers and the test parametrization are all derived from these. Specs name import paths
 only, so nothing imports a framework it does not serve (`pip install '.[flask]'` alone runs the
 Flask stacks).
@@ -54,7 +54,7 @@ def backend_of(operation: str) -> str | None:
 # The spec modules, found by their name: servers/<package>/<name>_spec.py (or _specs.py), each
 # holding SPECS, the ServerSpecs of one adapter or the FrameworkSpecs of one app (servers/core/specs.py
 # says why they sit beside the adapter rather than in it). A new one is registered by being there;
-# the catalog's order (the README table's, the tests') is theirs by path. Importing them imports no
+# the catalog's order (docs/catalog.md's table's, the tests') is theirs by path. Importing them imports no
 # server or framework.
 SERVERS_DIR = Path(__file__).resolve().parents[1]
 SPEC_MODULES: tuple[str, ...] = tuple(
@@ -93,13 +93,13 @@ JSON_CODE_PATHS: tuple[str, ...] = tuple(dict.fromkeys(p for app in APPS.values(
 PRODUCTION = "production"
 DEV_ONLY = "dev-only"
 # A stack whose record (records/<entry>.json: its conformance and reliability runs) is missing or
-# incomplete: tagged so in `python -m servers`, the README table and each benchmark result.
+# incomplete: tagged so in `python -m servers`, docs/catalog.md and each benchmark result.
 UNVERIFIED = "unverified"
 
 # Known limitations of production stacks, found by the reliability suite (tests/reliability, which
 # expects each to show): key -> text, from the servers' specs and the apps' combination caveats. Such a
-# stack keeps its production tag, it is what people deploy and is measured as that, but the README
-# table and the bench report name the caveat.
+# stack keeps its production tag, it is what people deploy and is measured as that, but docs/catalog.md
+# (its text on docs/caveats.md) and the bench report name the caveat.
 _CAVEATS = {caveat.key: caveat for caveat in (*(c for s in _SERVER_SPECS for c in s.caveats),
                                               *(c for a in _APP_SPECS for _, c in a.combination_caveats))}
 CAVEATS: dict[str, str] = {

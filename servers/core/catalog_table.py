@@ -1,5 +1,6 @@
-"""The catalog as a table: its rows (`python -m servers` prints them) and the README's Markdown table
-(`python -m servers --markdown`; `python -m servers.generate` writes it into the README).
+"""The catalog as a table: its rows (`python -m servers` prints them) and the Markdown table of
+docs/catalog.md (`python -m servers --markdown`; `python -m servers.generate` writes it into that page).
+The page's limits column names each caveat by its key and links its text on docs/caveats.md.
 """
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from servers.core import catalog, lessons, tables
 
 COLUMNS = ("name", "language", "framework", "server", "model", "workers", "tags", "description", "limits", "lessons")
+CAVEATS_PAGE = "caveats.md"  # beside docs/catalog.md
 
 
 def rows() -> list[dict[str, str]]:
@@ -24,8 +26,12 @@ def rows() -> list[dict[str, str]]:
 
 
 def markdown_table() -> str:
-    def cells(row: dict[str, str]) -> list[str]:
-        links = ", ".join(f"[{Path(page).parent.name[:-1]}]({page})" for page in row["lessons"].split())
-        return [f"`{row['name']}`", *(row[c] for c in COLUMNS[1:-1]), links]
+    """docs/catalog.md's table: links relative to docs/, a caveat as its key linked to its text."""
+    def cells(entry: catalog.Entry, row: dict[str, str]) -> list[str]:
+        links = ", ".join(f"[{Path(page).parent.name[:-1]}]({page.removeprefix('docs/')})"
+                          for page in row["lessons"].split())
+        caveats = " ".join(f"[{key}]({CAVEATS_PAGE}#{key})" for key in entry.caveats)
+        limits = "; ".join(filter(None, (entry.dev_only_reason, caveats)))
+        return [f"`{row['name']}`", *(row[c] for c in COLUMNS[1:-2]), limits, links]
 
-    return tables.markdown_table(COLUMNS, (cells(row) for row in rows()))
+    return tables.markdown_table(COLUMNS, (cells(entry, row) for entry, row in zip(catalog.ENTRIES, rows())))

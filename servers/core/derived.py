@@ -3,10 +3,11 @@ them all, `--check` names the stale ones (tests/test_generated.py runs it).
 
 Whole files: the entry modules servers/<entry>.py, compose/docker-compose.yml and its local
 override, compose/ports.json (the ports registry). Parts of hand-written files, between markers
-the generator keeps: the README's catalog table, pyproject.toml's server and framework extras (and
-`all`), mkdocs.yml's lesson nav, docs/README.md's lesson index, and each lesson page's "Entries:"
-line; the README's and docs/free-threading.md's table of the packages on free-threaded CPython 3.13t
-(records/interpreters/python3.13t.json). Adding a server is its adapter, its spec and its lesson page, then that one command.
+the generator keeps: docs/catalog.md's table and docs/caveats.md's list, pyproject.toml's server and
+framework extras (and `all`), mkdocs.yml's lesson nav, docs/README.md's lesson index, each lesson
+page's "Entries:" line, and docs/free-threading.md's table of the packages on free-threaded CPython 3.13t
+(records/interpreters/python3.13t.json). Adding a server is its adapter, its spec and its lesson page,
+then that one command (docs/contributing.md).
 """
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from servers.core import catalog, catalog_table, compose_model, entry_modules, interpreters, lessons, ports
+from servers.core import (catalog, catalog_table, caveats_page, compose_model, entry_modules, interpreters,
+                          lessons, ports)
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMAND = "python -m servers.generate"
@@ -47,10 +49,11 @@ def _spliced(path: Path, start: str, end: str, body: Callable[[], str]) -> Deriv
     return Derived(path, lambda text: splice(text, start, end, body(), path))
 
 
-# -- the README's catalog table ------------------------------------------------------------------
+# -- the catalog's pages: its table and its caveats ---------------------------------------------
 
-def readme_table() -> str:
-    return catalog_table.markdown_table()
+CATALOG_PAGE, CAVEATS_PAGE = ROOT / "docs" / "catalog.md", ROOT / "docs" / "caveats.md"
+CATALOG_START, CATALOG_END = "<!-- catalog:start (written by python -m servers.generate) -->", "<!-- catalog:end -->"
+CAVEATS_START, CAVEATS_END = "<!-- caveats:start (written by python -m servers.generate) -->", "<!-- caveats:end -->"
 
 
 # -- pyproject.toml's extras ---------------------------------------------------------------------
@@ -143,15 +146,16 @@ def derived() -> list[Derived]:
         {name: port for name, _, _, port in compose_model.app_services()})))
     files += [Derived(compose_model.DEFAULT_OUTPUT, lambda _: compose_model.render()),
               Derived(compose_model.local_output(compose_model.DEFAULT_OUTPUT), lambda _: compose_model.render_local())]
-    files.append(_spliced(ROOT / "README.md", "<!-- catalog:start -->", "<!-- catalog:end -->", readme_table))
+    files.append(_spliced(CATALOG_PAGE, CATALOG_START, CATALOG_END, catalog_table.markdown_table))
+    files.append(_spliced(CAVEATS_PAGE, CAVEATS_START, CAVEATS_END, caveats_page.markdown))
     files.append(_pyproject())
     files.append(_spliced(ROOT / "mkdocs.yml", NAV_START, NAV_END, nav))
     files.append(_spliced(ROOT / "docs" / "README.md", INDEX_START, INDEX_END, index))
     files += [_spliced(ROOT / page, ENTRIES_START, ENTRIES_END, lambda entries=entries: entries_line(entries))
               for page, entries in lesson_pages().items()]
     # which packages install on free-threaded CPython 3.13t and keep the GIL off: the set-up's record
-    files += [_spliced(ROOT / page, FT_PACKAGES_START, FT_PACKAGES_END, interpreters.packages_table)
-              for page in ("README.md", "docs/free-threading.md")]
+    files.append(_spliced(ROOT / "docs" / "free-threading.md", FT_PACKAGES_START, FT_PACKAGES_END,
+                          interpreters.packages_table))
     return files
 
 

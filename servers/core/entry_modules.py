@@ -1,9 +1,9 @@
 """The entry modules servers/<entry>.py, generated from the specs, and what an entry says of itself.
 
 docstring(entry) is an entry's --help (servers.core.launch prints it) and its module's docstring.
-`python -m servers --write-entries` writes one module per Python entry of the catalog (and removes
-none: a module left over from a removed entry fails tests/test_catalog.py); tests/test_specs.py
-fails when one on disk is not what this writes, as the README table's test does.
+`python -m servers.generate` (with every other derived file, servers/core/derived.py) writes one module
+per Python entry of the catalog (and removes none: a module left over from a removed entry fails
+tests/test_catalog.py); tests/test_specs.py fails when one on disk is not what this writes.
 
 Every module refuses to run but as `python -m servers.<entry>`: run as a file, or found on sys.path
 under a library's name (servers/tornado.py, twisted.py and sanic.py are named like the libraries
@@ -21,7 +21,7 @@ WIDTH = 100
 
 TEMPLATE = '''"""{doc}
 """
-# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
 if getattr(__spec__, "name", "") != "{module}":
     raise SystemExit(f"{{__file__}}: an entry, run it as `python -m {module}`")
@@ -61,15 +61,7 @@ def path(entry: catalog.Entry) -> Path:
 
 
 def stale() -> list[str]:
-    """Python entries whose module is missing or not what write() would write."""
+    """Python entries whose module is missing or not what source() gives (python -m servers.generate writes them)."""
     return [e.name for e in catalog.python_entries()
             if not path(e).exists() or path(e).read_text() != source(e)]
 
-
-def write() -> list[str]:
-    """Write every stale entry module; the names written."""
-    names = stale()
-    for entry in catalog.python_entries():
-        if entry.name in names:
-            path(entry).write_text(source(entry))
-    return names

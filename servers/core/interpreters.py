@@ -62,7 +62,7 @@ def refused() -> dict[str, dict]:
 
 
 def packages_table() -> str:
-    """The record as a Markdown table (docs/free-threading.md and the README, by python -m servers.generate)."""
+    """The record as a Markdown table (docs/free-threading.md, by python -m servers.generate)."""
     data = record()
     if not data:
         return f"No record yet: run `{SETUP_HINT}`."

@@ -3,6 +3,8 @@
 An entrypoint calls launch(name); the catalog says which app and which server adapter make up
 that stack, and both are imported only here, after the flags are checked, so that gevent's
 monkey-patching (done by its adapter) comes before any framework or driver is imported.
+A free-threaded entry (<entry>_ft) started by a Python with the GIL re-executes itself on .venv-ft's
+Python, so `python -m servers.NAME` runs every entry as written.
 """
 from __future__ import annotations
 
@@ -13,14 +15,16 @@ import os
 import socket
 import sys
 import sysconfig
+from pathlib import Path
 from typing import Callable, NoReturn
 
 from backends import DEFAULT_MONGO_URL, DEFAULT_REDIS_URL
-from servers.core import catalog, entry_modules, gil_guard, lessons, ready_line
+from servers.core import catalog, entry_modules, gil_guard, interpreters, lessons, ready_line
 from servers.core.loading import import_string
 from servers.core.options import Options
 
 EXIT_USAGE = 2
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -102,14 +106,31 @@ def announce(options: Options) -> None:
     print(announcement(options), flush=True)
 
 
+def run_on_free_threaded(entry: catalog.Entry, argv: list[str]) -> NoReturn:
+    """Replace this process by the entry on .venv-ft's Python, with the same flags: the same pid, so
+    signals, the ready line and the exit code are as if it had been started there. Without .venv-ft,
+    say how to build it."""
+    python = interpreters.python(interpreters.FREE_THREADED)
+    if not python.exists():
+        fail(f"{entry.name} runs on free-threaded CPython 3.13t, and {python} is missing: build it with "
+             f"`{interpreters.SETUP_HINT}` (about 8 minutes the first time), then run this command again")
+    if Path(sys.executable).absolute() == python.absolute():  # exec'd already, and still a GIL build
+        fail(f"{entry.name} runs on free-threaded CPython 3.13t, but {python} is {sys.version.split()[0]} with "
+             f"the GIL: rebuild it with `{interpreters.SETUP_HINT}`")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # The code that runs is this checkout's, whatever .venv-ft's own install points at.
+    path = os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))
+    os.execve(python, [str(python), "-m", entry.module, *argv], {**os.environ, "PYTHONPATH": path})
+
+
 def launch(name: str, argv: list[str] | None = None) -> None:
     gil_guard.watch()  # before any server or app is imported: which module takes the GIL back
     entry = catalog.get(name)
-    if entry.free_threaded and not sysconfig.get_config_var("Py_GIL_DISABLED"):
-        fail(f"{name} runs on free-threaded CPython 3.13t, not {sys.version.split()[0]} "
-             f"(start it with `python -m servers.run {name}`, or run {catalog.interpreters.SETUP_HINT})")
     if entry.language != "python":
         fail(f"{name} is a {entry.language} entry: start it with `python -m servers.run {name}`")
+    if entry.free_threaded and not sysconfig.get_config_var("Py_GIL_DISABLED"):
+        run_on_free_threaded(entry, sys.argv[1:] if argv is None else argv)
     options = parse_options(entry, argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)  # errors only; no access log
     check_port_free(options.host, options.port)

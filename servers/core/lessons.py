@@ -1,7 +1,7 @@
 """The lesson pages of an entry (docs/servers/*.md, docs/frameworks/*.md), as its specs name them.
 
 One page per server model and one per framework: entries that share a server or a framework share
-its page. `python -m servers --markdown` (the README table) and every entry's --help link them.
+its page. `python -m servers --markdown` (docs/catalog.md's table) and every entry's --help link them.
 """
 from __future__ import annotations
 

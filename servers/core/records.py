@@ -3,8 +3,8 @@
 One JSON file per catalog entry, records/<entry>.json, written only by a run (never by hand), each
 section ("conformance", "reliability") by its own run and merged into the file so the other stays.
 Pretty-printed with sorted keys so a re-run's diff shows only what changed. A stack with no record,
-or a section whose run was not complete, is unverified: the catalog, the README and the report say so.
-The README's "Reliability" section says which command writes which section.
+or a section whose run was not complete, is unverified: the catalog, docs/catalog.md and the report say so.
+docs/reliability.md says which command writes which section.
 """
 from __future__ import annotations
 
@@ -68,5 +68,5 @@ def verified(entry_name: str) -> bool:
 
 
 def status(entry_name: str) -> str:
-    """'verified' or 'unverified' (what the catalog, the README and the report show)."""
+    """'verified' or 'unverified' (what the catalog, docs/catalog.md and the report show)."""
     return "verified" if verified(entry_name) else "unverified"

@@ -69,7 +69,7 @@ class ServerSpec:
     interface: str  # WSGI, ASGI, GO, or the framework whose own API it serves
     serve: str  # "module:function" called as serve(app_path, options, ready); "" for Go
     model: str  # concurrency: sync, threads, processes, greenlets, asyncio, reactor, goroutines
-    description: str  # completes "<framework> on ...": the catalog's and README's words
+    description: str  # completes "<framework> on ...": the catalog's words (docs/catalog.md, --help)
     details: str  # how it serves a request (workers, sockets, keep-alive, stop): the entries' --help
     entry_suffix: str  # entries are <app>_<suffix>, or <app> alone when "" (a framework's own server)
     workers: int | None = None  # default workers; None: one per usable core

@@ -1,4 +1,4 @@
-"""The one Markdown table writer: the README's catalog table, bench's results.md, the reliability summary."""
+"""The one Markdown table writer: docs/catalog.md's table, bench's results.md, the reliability summary."""
 from __future__ import annotations
 
 from typing import Callable, Iterable, Sequence

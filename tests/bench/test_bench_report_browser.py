@@ -10,8 +10,6 @@ import json
 import math
 import os
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,24 +17,19 @@ import pytest
 from bench import reports
 from bench.capacity import Slo
 from bench.schema import Result
+from harness import browser
 
-WINDOW = (1280, 900)
+WINDOW = browser.WINDOW
 PROBE = Path(__file__).with_name("chart_probe.js")
 
 
 def chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found:
-        return found
-    if os.environ.get("CI"):  # CI installs it from apt-packages.txt: missing there is a failure
-        pytest.fail("chromium not found (apt-packages.txt lists it)")
-    pytest.skip("chromium not installed (apt-get install chromium)")
-
-
-def headless(browser: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                           f"--window-size={WINDOW[0]},{WINDOW[1]}", "--virtual-time-budget=8000", *args],
-                          capture_output=True, text=True, timeout=120)
+    try:
+        return browser.find()
+    except browser.BrowserMissing as exc:
+        if os.environ.get("CI"):  # CI installs it from apt-packages.txt: missing there is a failure
+            pytest.fail(str(exc))
+        pytest.skip(str(exc))
 
 
 def step(entry, rate, p99, held, repeat=0, void=(), op="hello", mode="capacity", caveats=()):
@@ -101,14 +94,14 @@ def overlap_share(a: dict, b: dict) -> float:
 
 
 def test_report_reads_right_in_chromium(tmp_path):
-    browser = chromium()
+    chromium()
     _, page, _ = reports.write(quick_run(), tmp_path)
     text = page.read_text()
     assert len(re.findall(r"\* plotly\.js v\d", text)) == 1  # the library embedded once, for every chart
     assert not re.search(r'<script[^>]+src="http', text)  # and nothing fetched: the file opens offline
     probed = tmp_path / "probed.html"
     probed.write_text(text.replace("</body>", f"<script>{PROBE.read_text()}</script></body>"))
-    dom = headless(browser, "--dump-dom", probed.as_uri()).stdout
+    dom = browser.dom(probed.as_uri(), offline=True)  # offline: the file must need nothing from elsewhere
     found = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S)
     assert found, "the probe did not run: " + dom[-500:]
     seen = json.loads(html.unescape(found.group(1)))
@@ -133,7 +126,6 @@ def test_report_reads_right_in_chromium(tmp_path):
         problems.append(f"the answer is not on the first screen: {seen['first_verdict']}, {seen['first_table']}")
     assert not problems, "\n".join(problems)
 
-    shot = tmp_path / "first-screen.png"
-    headless(browser, f"--screenshot={shot}", page.as_uri())
-    assert shot.exists() and shot.stat().st_size > 10_000
+    shot = browser.screenshot(page.as_uri(), tmp_path / "first-screen.png")
+    assert shot.stat().st_size > 10_000
     print(f"first screen: {shot}")

@@ -173,7 +173,7 @@ def record_page(recs: dict[str, dict], nginx_version: str) -> str:
               "### Exposed alone (no proxy)", "",
               "No front to smuggle through, but a client's pooled connection can be desynchronised by a body the "
               "server frames otherwise (a browser's `fetch` with a body: the desync cases of the class `0.CL`/`CL.0`), "
-              "a crash is a denial of service, and the slow-client caveats of the README's `limits` column call "
+              "a crash is a denial of service, and the slow-client caveats of the catalog's `limits` column call "
               "for a buffering proxy anyway. Production stacks by effect (number of cases):", ""]
     for effect in EFFECT_WORDS:
         hit = sorted(((len(effects[n][effect]), n) for n in production if effects[n].get(effect)), reverse=True)

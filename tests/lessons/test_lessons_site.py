@@ -1,27 +1,106 @@
-"""The lessons build as a site (mkdocs-material, Mermaid): a broken link, anchor or nav entry fails."""
+"""The lessons build as a site (mkdocs-material, Mermaid): a broken link, anchor or nav entry fails; and the
+site works with no network: its pages load nothing from elsewhere and a page's diagrams draw in headless
+Chromium with every host but 127.0.0.1 unresolvable (Mermaid is served by the site: scripts/mermaid_local.py)."""
 from __future__ import annotations
 
+import functools
+import html
+import http.server
 import importlib.util
+import json
 import os
 import re
+import threading
 import tomllib
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from harness import browser
+from processes.ports import free_port
 from serverproc import ROOT
 
+PROBE = Path(__file__).with_name("diagram_probe.js")
+LOCAL_MERMAID = '<script src="../assets/javascripts/mermaid.min.js"></script>'
 
-def test_the_lessons_site_builds_in_strict_mode(tmp_path):
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
     if importlib.util.find_spec("material") is None:
         pytest.skip("mkdocs is not installed (pip install '.[test]')")
-    out = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
-    assert out.returncode == 0, out.stderr[-3000:]
-    page = (tmp_path / "site" / "request-paths" / "index.html").read_text()
+    out = tmp_path_factory.mktemp("site")
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=180,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out
+
+
+def test_the_lessons_site_builds_in_strict_mode(site):
+    page = (site / "request-paths" / "index.html").read_text()
     assert '<pre class="mermaid"><code>sequenceDiagram' in page  # the diagrams reach Mermaid, not a code block
+    fetched = {}
+    for built in site.rglob("*.html"):
+        # a script, a stylesheet or a font from another host: the page would lack it offline
+        found = re.findall(r'<(?:script|link)[^>]+(?:src|href)="(https?://[^"]+)"', built.read_text())
+        if found:
+            fetched[str(built.relative_to(site))] = found
+    assert not fetched, f"pages that load from elsewhere: {fetched}"
+
+
+@pytest.fixture(scope="module")
+def served(site):
+    """The built site over HTTP on loopback, as `mkdocs serve` or any static server gives it."""
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def drawn_offline(site: Path, base: str, page: str, text: str) -> dict:
+    """What Mermaid drew on a copy of page (its HTML given) opened in Chromium without a network."""
+    probed = site / page / "probed.html"
+    probed.write_text(text.replace("<head>", f"<head><script>{PROBE.read_text()}</script>", 1))
+    try:
+        dom = browser.dom(f"{base}/{page}/probed.html", offline=True, budget_ms=15000)
+    except browser.BrowserMissing as exc:
+        if os.environ.get("CI"):
+            pytest.fail(str(exc))
+        pytest.skip(str(exc))
+    finally:
+        probed.unlink()
+    found = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S)
+    assert found, "the probe did not run: " + dom[-500:]
+    return json.loads(html.unescape(found[1]))
+
+
+def test_the_site_draws_its_diagrams_with_no_network(site, served):
+    text = (site / "request-paths" / "index.html").read_text()
+    diagrams = text.count('<pre class="mermaid">')
+    assert diagrams >= 5
+    seen = drawn_offline(site, served, "request-paths", text)
+    assert seen["mermaid"] == "object", seen
+    drawn = seen["drawn"]
+    assert len(drawn) == diagrams and all(d and d["id"].startswith("__mermaid_") and d["width"] > 100
+                                           for d in drawn), drawn
+    assert {d["kind"] for d in drawn} >= {"sequence"}, drawn
+
+
+def test_the_cdn_configuration_draws_nothing_with_no_network(site, served):
+    """The same page without the local Mermaid: mkdocs-material then fetches it from its CDN, which the
+    network block stops, so nothing is drawn; the check above can fail, and fails on that configuration."""
+    text = (site / "request-paths" / "index.html").read_text().replace(LOCAL_MERMAID, "")
+    seen = drawn_offline(site, served, "request-paths", text)
+    assert seen == {"drawn": [], "mermaid": "undefined"}, seen
 
 
 def declared_lower_bounds() -> dict[str, tuple[int, ...]]:

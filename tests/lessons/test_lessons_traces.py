@@ -110,6 +110,7 @@ def test_a_fresh_trace_agrees_with_the_stored_one(name, tmp_path):
 
 def reading_section(text: str) -> str:
     """The prose of a page's "Reading the numbers", its generated block left out."""
+    assert "### Reading the numbers" in text, "a server page has a '### Reading the numbers' section (docs/contributing.md)"
     section = text.split("### Reading the numbers", 1)[1].split("\n#", 1)[0]
     return docs.READING.sub("", section)
 
