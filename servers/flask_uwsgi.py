@@ -17,6 +17,10 @@ Caveat: HTTP/1.1: uWSGI's --http-socket echoes the client's protocol in its stat
 responses), accepts invalid field names, hands invalid Content-Length and Transfer-Encoding values,
 invalid chunks and `GET *` to the app, checks no Host [refuse-shape].
 
+Caveat: uWSGI's --http-socket decodes no chunked request body for the app: wsgi.input reads empty
+(only uWSGI's own uwsgi.chunked_read() reads one), so a WSGI app never sees the body (--http-
+chunked-input is its router's, not --http-socket's).
+
 Caveat: HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET [refuse-shape].
 
 Caveat: HTTP/1.1: uWSGI hands a request line without a version (HTTP/0.9) to the app: Flask answers
