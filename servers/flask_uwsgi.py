@@ -23,8 +23,9 @@ chunked-input is its router's, not --http-socket's).
 
 Caveat: HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET [refuse-shape].
 
-Caveat: HTTP/1.1: uWSGI hands a request line without a version (HTTP/0.9) to the app: Flask answers
-200 [refuse-shape].
+Caveat: HTTP/1.1: uWSGI hands the app a request line without a version (HTTP/0.9), with tabs, after
+an empty line or with a method that is no token: the app answers it (Flask 200 to `GET /` without a
+version) [refuse-shape].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
