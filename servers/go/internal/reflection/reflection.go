@@ -1,7 +1,8 @@
 // Package reflection renders the reflection route's answer for the Go parser owners (nethttp,
-// fasthttp), byte for byte as servers/apps/reflection.py renders it for the Python ones: each
-// command reads the request its server's way, and this package turns what it read into the
-// X-Reflect header (method, version, body length and SHA-256, target SHA-256) and the JSON body.
+// fasthttp) as servers/apps/reflection.py renders it for the Python ones: each command reads the
+// request its server's way, and this package turns what it read into the X-Reflect header (method,
+// version, body length and SHA-256, target SHA-256: the same bytes as the Python apps') and the JSON
+// body (the same fields and values; json.Marshal's escaping, not json.dumps').
 package reflection
 
 import (
