@@ -147,3 +147,39 @@ def test_twisted_closes_a_connection_idle_for_its_timeout():
     finally:
         proc.kill()
         proc.wait(10)
+
+
+WAITRESS_RUN_RETURNS = textwrap.dedent("""
+    import os, signal, socket, sys, threading, waitress
+    def app(environ, start_response):
+        start_response("200 OK", [("Content-Length", "2")])
+        return [b"ok"]
+    def stop(signum, frame):
+        raise KeyboardInterrupt  # what the entry's SIGTERM handler raises in the loop
+    signal.signal(signal.SIGTERM, stop)
+    listen = "127.0.0.1:0 127.0.0.1:0" if sys.argv[1] == "two" else "127.0.0.1:0"
+    server = waitress.create_server(app, listen=listen)
+    ports = [port for _, port in server.effective_listen] if sys.argv[1] == "two" else [server.effective_port]
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM)).start()
+    server.run()  # returns once the KeyboardInterrupt has reached it
+    def listening(port):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return "listening"
+        except ConnectionRefusedError:
+            return "closed"
+    print(type(server).__name__, *[listening(port) for port in ports])
+""")
+
+
+@needs("waitress")
+@pytest.mark.parametrize("listen, after_run", [("one", "TcpWSGIServer listening"),
+                                                ("two", "MultiSocketServer closed closed")])
+def test_waitress_run_closes_its_sockets_only_with_several_listeners(listen, after_run):
+    """waitress.md: the entry's SIGTERM raises KeyboardInterrupt in waitress's loop; with one listening
+    socket (the entry's) create_server returns a TcpWSGIServer, whose run() only shuts the task dispatcher
+    down on it (server.py 323-331) and leaves its socket listening until the process exits; only
+    MultiSocketServer.run() (several listeners) also closes its sockets (server.py 164-176)."""
+    out = subprocess.run([sys.executable, "-c", WAITRESS_RUN_RETURNS, listen], capture_output=True, text=True,
+                         timeout=20)
+    assert out.stdout.strip() == after_run, out.stderr
