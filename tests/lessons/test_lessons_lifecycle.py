@@ -4,6 +4,7 @@ at a shortened setting when the default is too long for the default suite."""
 from __future__ import annotations
 
 import inspect
+import signal
 import socket
 import subprocess
 import sys
@@ -183,3 +184,34 @@ def test_waitress_run_closes_its_sockets_only_with_several_listeners(listen, aft
     out = subprocess.run([sys.executable, "-c", WAITRESS_RUN_RETURNS, listen], capture_output=True, text=True,
                          timeout=20)
     assert out.stdout.strip() == after_run, out.stderr
+
+
+@needs("sanic")
+def test_sanic_entry_gives_a_request_in_progress_3_seconds_at_sigterm_not_15():
+    """sanic.md: Sanic's GRACEFUL_SHUTDOWN_TIMEOUT is 15 s, but the app sets it to GRACE_SECONDS (3 s):
+    at SIGTERM the worker closes idle connections (close_if_idle), waits up to that long for the others
+    (runners.py, _cleanup), then aborts them: a client midway through its head sees the reset after
+    about 3 s, and the entry is gone well before 15 s."""
+    import sanic.config
+
+    from servers.adapters.shutdown import GRACE_SECONDS
+
+    assert sanic.config.DEFAULT_CONFIG["GRACEFUL_SHUTDOWN_TIMEOUT"] == 15.0
+    server = ServerProcess("sanic", ["--workers", "1"]).start()
+    try:
+        sock = connect(server.port, timeout=10)
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: lesson\r\n")  # a request in progress: its head never ends
+        time.sleep(0.3)
+        signalled = time.monotonic()
+        server.proc.send_signal(signal.SIGTERM)
+        try:
+            assert sock.recv(100) == b""
+        except ConnectionResetError:
+            pass
+        closed = time.monotonic() - signalled
+        sock.close()
+        assert GRACE_SECONDS - 0.5 <= closed <= GRACE_SECONDS + 1.5, closed
+        server.proc.wait(10)
+        assert time.monotonic() - signalled < 6.0
+    finally:
+        server.stop()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
 import socket
 import time
@@ -247,4 +248,55 @@ def test_go_runs_more_threads_than_gomaxprocs(name):
             server.request("/")
         assert psutil.Process(server.proc.pid).num_threads() > 1
     finally:
+        server.stop()
+
+
+POOL_THREADS = {"flask_tornado": "ThreadPoolExecutor-", "flask_twisted": "PoolThread-",
+                "flask_gunicorn_gthread": "ThreadPoolExecutor-", "flask_waitress": "waitress-"}
+
+
+@pytest.mark.parametrize("name, started", [pytest.param("flask_tornado", "some", marks=needs("tornado", "flask")),
+                                           pytest.param("flask_twisted", "some", marks=needs("twisted", "flask")),
+                                           pytest.param("flask_gunicorn_gthread", "some",
+                                                        marks=needs("gunicorn", "flask")),
+                                           pytest.param("flask_waitress", "all", marks=needs("waitress", "flask"))])
+def test_a_pool_of_16_threads_is_started_as_requests_need_it_except_waitress(name, started):
+    """tornado.md, twisted.md, gunicorn-gthread.md: tornado's executor and gthread's pool
+    (concurrent.futures.ThreadPoolExecutor, _adjust_thread_count) and twisted's reactor pool (a Team
+    that grows a worker when work waits and none is idle) hold up to 16 threads, started as requests need
+    them: after five requests one at a time, a few exist, not 16. waitress.md: its ThreadedTaskDispatcher
+    starts all 16 at once (set_thread_count)."""
+    server = ServerProcess(name, ["--workers", "1"]).start()
+    try:
+        for _ in range(5):
+            server.request("/")
+        pid = workers(server)[0].pid if name == "flask_gunicorn_gthread" else server.proc.pid
+        names = [n for n in re.findall(r'^Thread \S+ \([^)]*\): "([^"]+)"', dump(pid), re.M)
+                 if n.startswith(POOL_THREADS[name])]
+        assert (1 <= len(names) < 16) if started == "some" else len(names) == 16, names
+    finally:
+        server.stop()
+
+
+@needs("flask")
+def test_werkzeug_forking_server_waits_past_its_children_it_refuses_nothing():
+    """werkzeug-dev.md: ForkingWSGIServer sets max_children to `processes` (--workers); past it the parent
+    blocks in socketserver's ForkingMixIn.collect_children (waitpid) until a child exits: the next
+    connection is not refused, it waits in the accept queue and is served once a child is done."""
+    server = ServerProcess("flask_processes", ["--workers", "2"]).start()
+    silent = []
+    try:
+        silent = [connect(server.port) for _ in range(2)]  # each holds a child, reading with no timeout
+        time.sleep(0.5)
+        extra = connect(server.port, timeout=1.5)  # not refused: the kernel completes the handshake
+        extra.sendall(HELLO)
+        with pytest.raises(socket.timeout):
+            extra.recv(100)  # not accepted: the parent waits for a child to exit
+        silent.pop().close()  # that child reads EOF and exits
+        extra.settimeout(10)
+        assert read_response(extra).startswith(b"HTTP/1.1 200")
+        extra.close()
+    finally:
+        for sock in silent:
+            sock.close()
         server.stop()
