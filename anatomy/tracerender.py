@@ -97,13 +97,26 @@ def _thread_set(part: dict) -> str:
     return " and ".join(part.get("threads", [])) or "no thread seen"
 
 
+_NUMBERED = re.compile(r"^(?P<head>.*'s thread) (?P<n>\d+)(?P<tail>.*)$")
+
+
 def _by(parts: list[dict], unit: str) -> str:
-    """Which threads made the calls: 'by T' when always the same, 'by T on 9 of 15 responses, U on 6'."""
+    """Which threads made the calls: 'by T' when always the same, 'by T on 9 of 15 responses; U on 6', and
+    a pool's threads taking turns as 'by the process's threads 1, 2 and 3 (5 of 15 responses each)'."""
     sets = [_thread_set(part) for part in parts]
-    if len(set(sets)) == 1:
+    variants = _tally(sets)
+    if len(variants) == 1:
         return f"by {sets[0]}"
+    numbered = [_NUMBERED.match(text) for text, _ in variants]
+    if len(variants) > 2 and all(numbered) and len({(m["head"], m["tail"]) for m in numbered}) == 1:
+        numbers = sorted(int(m["n"]) for m in numbered)
+        names = ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}"
+        counts = {k for _, k in variants}
+        each = (f"{counts.pop()} of {len(sets)} {unit} each" if len(counts) == 1 else
+                "; ".join(f"{m['n']}: {k}" for m, (_, k) in zip(numbered, variants)) + f" of {len(sets)} {unit}")
+        return f"by {numbered[0]['head']}s {names}{numbered[0]['tail']} ({each})"
     return "by " + "; ".join(f"{text} on {k}" + (f" of {len(sets)} {unit}" if i == 0 else "")
-                             for i, (text, k) in enumerate(_tally(sets)))
+                             for i, (text, k) in enumerate(variants))
 
 
 def _split(request: dict) -> str:
@@ -187,7 +200,7 @@ def _latencies(values: list[float | None], bound: float) -> str:
     measured = [v for v in values if v is not None]
     parts = []
     if measured:
-        parts.append(_span(measured, "ms", 1000, 0) if max(measured) < 0.05 else _span(measured))
+        parts.append(_span(measured, "ms", 1000, 0) if max(measured) < 1.0 else _span(measured))
     if len(measured) < len(values):
         parts.append(seconds(None, bound) + (f" ({len(values) - len(measured)} of {_runs_word(len(values))})"
                                              if measured else ""))
@@ -235,17 +248,20 @@ def rows(trace: dict) -> list[Row]:
     out.append(Row("slow", f"slow client: a head in {slows[0]['pieces']} pieces {slows[0]['gap_s']:g} s apart",
                    f"{_compact([str(r.get('count', 0)) for r in slow_reads])} reads {_by(slow_reads, 'runs')}; "
                    f"{_compact(_spanned([_slow_end(s, bound) for s in slows]))}; another client's request sent "
-                   f"meanwhile answered in {_latencies(others, bound)} ({_runs_word(len(slows))})", others))
+                   f"meanwhile answered in {_latencies(others, bound)}", others))
     terms = [run["sigterm"] for run in runs(trace)]
     opened = " or ".join(dict.fromkeys(t["open_connection"] for t in terms))
     out.append(Row("sigterm", f"SIGTERM, a connection open ({opened}): the client sees",
                    f"{_compact(_spanned([_sees(t, bound) for t in terms]))}; a new connection 0.2 s after the "
-                   f"signal: {_compact([t['new_connection_after_0.2_s'] for t in terms])} ({_runs_word(len(terms))})",
+                   f"signal: {_compact([t['new_connection_after_0.2_s'] for t in terms])}",
                    [t["client_after_s"] for t in terms]))
     gone = [t["tree_gone_s"] for t in terms]
     out.append(Row("drain", "SIGTERM: the whole process tree gone after",
                    _often(_spanned([("{}", g) if g is not None else (seconds(None, bound), None) for g in gone]), "runs"),
                    gone))
+    for row in out:
+        if row.id in ("slow", "sigterm") and " runs)" not in row.text:
+            row.text += f", in each of {_runs_word(len(runs(trace)))}" if len(runs(trace)) > 1 else ", in 1 run"
     return out
 
 
