@@ -365,6 +365,7 @@ def block(trace: dict) -> str:
 
 
 LINK = re.compile(r"\[(?P<text>[^\]]+)\]\(#trace-(?P<id>[\w-]+)\)")
+OUTCOMES = ("served", "refused", "reset", "unanswered", "FIN", "RST")  # how a connection ended, as rows say it
 _NUMBER = re.compile(r"(?P<more>>\s*)?(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>ms\b|s\b)?")
 
 
@@ -381,7 +382,8 @@ def contradictions(prose: str, trace: dict) -> list[str]:
     """Each link of prose to a trace row (`[closed after 5 s](#trace-idle)`) whose numbers the row's
     samples do not bear out: a count must be one the row took, and a link to a row whose count varied must
     name every count it took ("[1 or 2 writes]"); a duration must hold for every run (within 0.5 s or 15 %),
-    and "> N s" only where nothing was measured up to the bound."""
+    and "> N s" only where nothing was measured up to the bound; an outcome ("[still served]", "[reset]")
+    must be one the row saw."""
     by_id = {row.id: row for row in rows(trace)}
     problems = []
     for link in LINK.finditer(prose):
@@ -397,6 +399,7 @@ def contradictions(prose: str, trace: dict) -> list[str]:
                                                                    or seen <= {claim for claim, _ in numbers})
         else:
             ok = all(_holds(claim, more, value, trace["bound_s"]) for claim, more in numbers for value in row.values)
+        ok = ok and all(word in row.text for word in OUTCOMES if re.search(rf"\b{word}\b", link["text"]))
         if not ok:
             problems.append(f"{link[0]}: the trace measured {row.text!r}")
     return problems

@@ -4,7 +4,7 @@ many syscalls, and when the server closes idle, silent, stalled and draining con
 `python -m anatomy --trace NAME` starts the entry with one worker, attaches `strace -f -yy` to its
 process tree once it has booted (every thread, and every thread or process started later), and drives
 it from a client of its own on loopback, one phase after another:
-- keep-alive: REQUESTS `GET /` on one connection (a new one when the server closes after a response);
+- keep-alive: traceclient.REQUESTS `GET /` on one connection (a new one when the server closes after a response);
 - idle: after the last response the connection stays silent until the server closes it (or BOUND_S);
 - silent: a new connection that sends nothing; stalled: one that sends a head without its blank line;
 - slow client: a head sent in three pieces a second apart, while a second client asks once;
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import psutil
 
-from anatomy.traceclient import PAUSE_S, REQUESTS, STALLED, Client, sigterm
+from anatomy.traceclient import PAUSE_S, STALLED, Client, sigterm
 from anatomy.census import SUPERVISOR, WORKER, ProcessInfo, assign_roles
 from anatomy.session import ROOT, settle
 from harness import machine, versions
@@ -321,7 +321,8 @@ def analyze(workdir: Path) -> dict:
     return {"entry": name, "server": entry.server, "framework": entry.framework, "model": entry.model,
             "versions": saved["versions"], "machine": saved["machine"], "date": saved["date"],
             "command": f"python -m anatomy --trace {name}", "workers": 1, "bound_s": saved["bound_s"],
-            "took_s": round(sum(run["took_s"] for run in runs), 1), "requests_per_run": REQUESTS, "runs": runs}
+            "took_s": round(sum(run["took_s"] for run in runs), 1), "requests_per_run": len(runs[0]["requests"]),
+            "runs": runs}
 
 
 def _analyze_run(folder: Path, entry) -> dict:
