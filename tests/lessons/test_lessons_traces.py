@@ -182,6 +182,7 @@ def test_the_strace_log_is_read_per_connection_with_split_calls_joined():
 
 
 @pytest.mark.trace
+@pytest.mark.timeout(5 * wiretrace.BOUND_S + 60)  # up to five bounded waits (idle, silent, stalled, slow, SIGTERM)
 @pytest.mark.parametrize("name", docs.traced_entries())
 def test_a_fresh_trace_agrees_with_the_stored_one(name, tmp_path):
     """Re-record one run of the trace (strace; up to about a minute and a half a stack) and compare the
