@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from anatomy.wiretrace import BOUND_S, RUNS
 from servers.core import catalog
 
 
@@ -42,7 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "writes, syscalls per response, idle, header and drain timeouts) into docs/data/traces/; "
                         "without NAMEs, the entries the pages trace. Then run --docs to render them")
     p.add_argument("--jobs", type=int, default=6, help="with --trace: entries traced at once (default 6)")
-    p.add_argument("--bound", type=float, default=40.0,
+    p.add_argument("--runs", type=int, default=RUNS,
+                   help=f"with --trace: runs of each entry, each a fresh process (default {RUNS}): a fact that varies "
+                        "between runs or requests is rendered as what varied and how often")
+    p.add_argument("--bound", type=float, default=BOUND_S,
                    help="with --trace: the longest wait for a server to close a connection (default 40 s)")
     p.add_argument("--reanalyze", action="store_true",
                    help="with --trace: re-read the strace logs of the last --trace in results/trace/ instead of "
@@ -63,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.reanalyze:
             written = tracedata.reanalyze(names)
         else:
-            written = tracedata.measure_all(names, args.jobs, args.bound,
+            written = tracedata.measure_all(names, args.jobs, args.bound, args.runs,
                                             log=lambda line: print(line, file=sys.stderr, flush=True))
         print(f"{len(written)} traces in {time.monotonic() - started:.0f} s: " + " ".join(str(p) for p in written))
         return 0

@@ -183,7 +183,8 @@ class Connections:
             how = (f"one listen socket shared by {len(holders)} processes (one accept queue)"
                    if len(holders) > 1 else "one listen socket in one process")
         else:
-            how = f"{len(inodes)} listen sockets, one per process (SO_REUSEPORT: the kernel spreads connections)"
+            how = (f"{len(inodes)} listen sockets held by {len(holders)} processes (SO_REUSEPORT: the kernel "
+                   f"spreads connections)")
         served = sum(v - self.first_requests.get(k, 0) for k, v in self.requests.items())
         new = len(self.cookies - self.first_cookies)
         return {

@@ -6,6 +6,8 @@ them without restating a number, so a re-measurement cannot leave it stale.
 """
 from __future__ import annotations
 
+from anatomy import tracerender
+
 
 def _threads(anatomy: dict) -> str:
     workers = [p for p in anatomy["processes"] if p["role"] == "worker"]
@@ -48,11 +50,15 @@ def notes(anatomy: dict | None, trace: dict | None) -> str:
             lines.append(f"- held (off CPU): {cpu['held_s']:g} thread-seconds over the window, the most in "
                          f"`{held['function']}` ({held['seconds']:g} s)")
     if trace:
-        first = trace["requests"][0]
-        write, accept = first.get("write", {}), first.get("accept", {})
-        lines.append(f"- the wire trace (one worker): accepted by {' and '.join(accept.get('threads', [])) or '?'}, "
-                     f"[{write.get('count', 0)} write syscalls per response](#trace-writes) by "
-                     f"{' and '.join(write.get('threads', [])) or '?'}")
+        every = tracerender.requests(trace)
+        accepting = dict.fromkeys(t for r in every for t in r.get("accept", {}).get("threads", []))
+        writing = dict.fromkeys(t for r in every for t in r.get("write", {}).get("threads", []))
+        writes = next(row for row in tracerender.rows(trace) if row.id == "writes")
+        count = len(tracerender.runs(trace))
+        lines.append(f"- the wire trace (one worker, {len(every)} requests over {count} run{'s' if count != 1 else ''}): "
+                     f"accepted by {' and '.join(accepting) or '?'}, "
+                     f"[{tracerender.count_words(writes)} write syscalls per response](#trace-writes) by "
+                     f"{' and '.join(writing) or '?'}")
     source = []
     if anatomy:
         source.append(f"the anatomy above ({anatomy['entry']} {anatomy['op']}, {anatomy['seconds']:g} s of wrk "

@@ -16,7 +16,7 @@ import psutil
 
 from harness.entry import EntryProcess
 
-REQUESTS = 3  # on one keep-alive connection
+REQUESTS = 5  # on one keep-alive connection, in each run
 PAUSE_S = 0.3  # between phases and requests: a call's time says which one it belongs to
 SLOW_PIECES = (b"GET / HTTP/1.1\r\n", b"Host: trace\r\n", b"\r\n")
 SLOW_GAP_S = 1.3  # the head ends after 2.6 s: apart from the usual 2, 3 and 5 s timeouts

@@ -54,12 +54,13 @@ def save(trace: dict) -> Path:
     return out
 
 
-def measure_all(entries: list[str], jobs: int, bound: float, log=print) -> list[Path]:
-    """Trace entries, `jobs` at a time (they mostly wait out idle timeouts), and store each trace."""
+def measure_all(entries: list[str], jobs: int, bound: float, runs: int, log=print) -> list[Path]:
+    """Trace entries, `jobs` at a time (they mostly wait out idle timeouts), each `runs` times, and store
+    each trace."""
     from anatomy import wiretrace
 
     def one(entry: str) -> Path:
-        return save(wiretrace.run(entry, bound=bound, log=log))
+        return save(wiretrace.run(entry, bound=bound, log=log, runs=runs))
 
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         return list(pool.map(one, entries))

@@ -4,22 +4,26 @@ many syscalls, and when the server closes idle, silent, stalled and draining con
 `python -m anatomy --trace NAME` starts the entry with one worker, attaches `strace -f -yy` to its
 process tree once it has booted (every thread, and every thread or process started later), and drives
 it from a client of its own on loopback, one phase after another:
-- keep-alive: three `GET /` on one connection (a new one when the server closes after a response);
+- keep-alive: traceclient.REQUESTS `GET /` on one connection (a new one when the server closes after a response);
 - idle: after the last response the connection stays silent until the server closes it (or BOUND_S);
 - silent: a new connection that sends nothing; stalled: one that sends a head without its blank line;
 - slow client: a head sent in three pieces a second apart, while a second client asks once;
 - SIGTERM: with an idle keep-alive connection open, what the client sees and when the tree is gone
 (the client of these phases is anatomy.traceclient).
 strace prints every socket with its 4-tuple (-yy), so the client's port picks its connection's calls
-out of the whole tree's. The result is a dict (stored as docs/data/traces/NAME.json by
-anatomy.tracedata; rendered by anatomy.tracerender). A wait the server does not end is reported as
-not closed within BOUND_S, never waited out.
+out of the whole tree's. All of it is done RUNS times, each run a fresh process: a fact is a set of
+samples (every request of every run; each run's timeouts and drain), so one that depends on timing shows
+as what varied and how often, never as a constant read off one sample. The result is a dict, the
+entry's versions and one record per run (stored as docs/data/traces/NAME.json by anatomy.tracedata;
+rendered by anatomy.tracerender). A wait the server does not end is reported as not closed within
+BOUND_S, never waited out.
 """
 from __future__ import annotations
 
 import datetime
 import json
 import re
+import shutil
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -36,6 +40,7 @@ from processes.ports import free_port
 from servers.core import catalog
 
 BOUND_S = 40.0  # the longest a phase waits for the server to close a connection
+RUNS = 3  # fresh processes traced one after another (what varies between processes, or with timing, shows)
 SYSCALLS = ("accept,accept4,read,readv,recvfrom,recvmsg,write,writev,sendto,sendmsg,sendfile,shutdown,close,"
             "clone,clone3,fork,vfork")
 KINDS = {"accept": "accept", "accept4": "accept", "read": "read", "readv": "read", "recvfrom": "read",
@@ -227,19 +232,35 @@ def closer(calls: list[Call], threads: Threads, after: float, until: float) -> d
     return {}
 
 
-def run(name: str, bound: float = BOUND_S, workdir: Path | None = None, log=print) -> dict:
-    """Trace the entry (measure), then read the trace (analyze)."""
-    return analyze(measure(name, bound, workdir, log))
+def run(name: str, bound: float = BOUND_S, workdir: Path | None = None, log=print, runs: int = RUNS) -> dict:
+    """Trace the entry `runs` times (measure), then read the traces (analyze)."""
+    return analyze(measure(name, bound, workdir, log, runs))
 
 
-def measure(name: str, bound: float = BOUND_S, workdir: Path | None = None, log=print) -> Path:
-    """Run the phases under strace; the strace log and the client's marks go to the returned folder."""
-    entry = catalog.get(name)
+def measure(name: str, bound: float = BOUND_S, workdir: Path | None = None, log=print, runs: int = RUNS) -> Path:
+    """Run the phases under strace, `runs` times, each on a fresh process; each run's strace log and the
+    client's marks go to run-N/ of the returned folder."""
     workdir = Path(workdir or ROOT / "results" / "trace") / name
     workdir.mkdir(parents=True, exist_ok=True)
+    for old in workdir.glob("run-*"):  # a previous measure's runs are not this one's
+        shutil.rmtree(old)
+    for number in range(1, runs + 1):
+        log(f"tracing {name}, run {number} of {runs}")
+        _measure_run(name, bound, workdir / f"run-{number}", log)
+    return workdir
+
+
+def run_folders(workdir: Path) -> list[Path]:
+    """The run-N folders measure() wrote, in order (a folder of the one-run layout is its own run)."""
+    folders = sorted(Path(workdir).glob("run-*"), key=lambda f: int(f.name.split("-")[1]))
+    return folders or ([Path(workdir)] if (Path(workdir) / "marks.json").exists() else [])
+
+
+def _measure_run(name: str, bound: float, folder: Path, log) -> None:
+    entry = catalog.get(name)
+    folder.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    log(f"tracing {name}")
-    server = EntryProcess(entry.name, ["--port", str(port), "--workers", "1"], workdir / "server.log").start()
+    server = EntryProcess(entry.name, ["--port", str(port), "--workers", "1"], folder / "server.log").start()
     tracer = None
     began = time.monotonic()
     try:
@@ -248,7 +269,7 @@ def measure(name: str, bound: float = BOUND_S, workdir: Path | None = None, log=
         threads.snapshot()
         pids = sorted(set(threads.process_of.values()))
         tracer = subprocess.Popen(["strace", "-f", "-ttt", "-T", "-yy", "-s", "0", "-e", f"trace={SYSCALLS}",
-                                   "-o", str(workdir / "strace.txt"),
+                                   "-o", str(folder / "strace.txt"),
                                    *[a for pid in pids for a in ("-p", str(pid))]],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(1.0)  # strace attaches every thread of every process
@@ -280,32 +301,43 @@ def measure(name: str, bound: float = BOUND_S, workdir: Path | None = None, log=
             roles_hint[pid] = " ".join(psutil.Process(pid).cmdline())
         except psutil.Error:
             roles_hint[pid] = ""
-    (workdir / "marks.json").write_text(json.dumps({
+    (folder / "marks.json").write_text(json.dumps({
         "entry": name, "bound_s": bound, "took_s": took, "marks": client.marks, "root": server.pid,
         "process_of": threads.process_of, "comm": threads.comm, "commands": roles_hint,
         "versions": versions.for_entry(name), "machine": machine.summary(machine.describe()),
         "date": datetime.date.today().isoformat()}, indent=1))
-    log(f"traced {name} in {took} s")
-    return workdir
+    log(f"traced {name} ({folder.name}) in {took} s")
 
 
 def analyze(workdir: Path) -> dict:
-    """The trace's facts, from a folder measure() wrote."""
-    saved = json.loads((Path(workdir) / "marks.json").read_text())
-    name, marks = saved["entry"], saved["marks"]
+    """The trace's facts, from a folder measure() wrote: the entry and its versions, and each run's facts."""
+    folders = run_folders(Path(workdir))
+    if not folders:
+        raise FileNotFoundError(f"no trace in {workdir}: run `python -m anatomy --trace NAME` first")
+    saved = json.loads((folders[0] / "marks.json").read_text())
+    name = saved["entry"]
     entry = catalog.get(name)
+    runs = [_analyze_run(folder, entry) for folder in folders]
+    return {"entry": name, "server": entry.server, "framework": entry.framework, "model": entry.model,
+            "versions": saved["versions"], "machine": saved["machine"], "date": saved["date"],
+            "command": f"python -m anatomy --trace {name}", "workers": 1, "bound_s": saved["bound_s"],
+            "took_s": round(sum(run["took_s"] for run in runs), 1), "requests_per_run": len(runs[0]["requests"]),
+            "runs": runs}
+
+
+def _analyze_run(folder: Path, entry) -> dict:
+    """One run's facts: the processes, each keep-alive request's calls, how the phases' connections ended."""
+    saved = json.loads((folder / "marks.json").read_text())
+    marks = saved["marks"]
     threads = Threads(saved["root"], {int(k): v for k, v in saved["process_of"].items()},
                       {int(k): v for k, v in saved["comm"].items()},
                       commands={int(k): v for k, v in saved["commands"].items()}, go=entry.language == "go")
-    calls = parse_strace((Path(workdir) / "strace.txt").read_text(errors="replace"))
+    calls = parse_strace((folder / "strace.txt").read_text(errors="replace"))
     threads.learn_clones(calls)
     serving = {threads.process_of.get(c.tid, c.tid) for c in calls if c.kind in ("accept", "read", "write")
                and "TCP:[" in c.text}
     threads.assign_roles(serving)
-    result = {"entry": name, "server": entry.server, "framework": entry.framework, "model": entry.model,
-              "versions": saved["versions"], "machine": saved["machine"], "date": saved["date"],
-              "command": f"python -m anatomy --trace {name}", "workers": 1, "bound_s": saved["bound_s"],
-              "took_s": saved["took_s"]}
+    result: dict = {"took_s": saved["took_s"]}
     result["processes"] = [{"pid": pid, "role": threads.roles.get(pid, "")}
                            for pid in sorted(set(threads.process_of.values()))]
     result["requests"] = _requests(marks["requests"], calls, threads)

@@ -4,8 +4,9 @@ As `hypercorn --workers N --worker-class uvloop` runs it: the supervisor binds a
 processes on the shared socket; each runs a uvloop event loop and parses HTTP/1.1 with h11, or
 HTTP/2 with h2 when the connection opens with its preface or asks to upgrade (h2c, on the same
 port). Keep-alive 5 s (Hypercorn's default), backlog 1024, no access log. A worker that dies is not
-replaced: the supervisor stops the others and the server exits 1. SIGTERM: the workers drain for up
-to 3 s, then the supervisor terminates them.
+replaced: the supervisor stops the others and the server exits 1. SIGTERM: each worker stops
+accepting and drains for up to 3 s, but the supervisor waits only for the first to exit and
+terminates the others, dropping their requests in flight.
 
 BlackSheep's router (compiled with Cython) matches the path and binds the typed path parameter,
 async handlers return text() and json(), which serializes per request. Mongo through

@@ -14,7 +14,9 @@ A worker that dies is not replaced: Hypercorn's supervisor stops every worker, a
 and the code of the dead one is overwritten). This adapter tells the two ends apart by the signals
 the process got (signal.set_wakeup_fd: a stop signal or not) and exits 1, with a line on stderr,
 when no SIGTERM/SIGINT asked it to stop. SIGTERM/SIGINT: the supervisor sets the workers' shutdown
-event, they drain for up to graceful_timeout (GRACE_SECONDS), then it terminates those still up.
+event and each drains for up to graceful_timeout (GRACE_SECONDS), but the supervisor waits only until
+the first worker exits, then terminates the others (their requests in flight are dropped); it keeps
+its listening socket open until then, so a connection made during the drain is reset when it closes.
 """
 from __future__ import annotations
 

@@ -19,8 +19,9 @@ SPECS = (
                        "HTTP/1.1 with h11, or HTTP/2 with h2 when the connection opens with its preface or asks "
                        f"to upgrade (h2c, on the same port). Keep-alive 5 s (Hypercorn's default), backlog "
                        f"{LISTEN_BACKLOG}, no access log. A worker that dies is not replaced: the supervisor stops "
-                       f"the others and the server exits 1. SIGTERM: the workers drain for up to {GRACE_SECONDS:g} s, "
-                       f"then the supervisor terminates them.",
+                       f"the others and the server exits 1. SIGTERM: each worker stops accepting and drains for up to "
+                       f"{GRACE_SECONDS:g} s, but the supervisor waits only for the first to exit and terminates the "
+                       f"others, dropping their requests in flight.",
                caveats=(Caveat("hypercorn-h11",
                                "HTTP/1.1 (smuggling-relevant): Hypercorn (h11) keeps the connection after a request "
                                "with both Content-Length and Transfer-Encoding, accepts a bare CR and NUL in a chunk "

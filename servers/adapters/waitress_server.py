@@ -30,7 +30,9 @@ def _worker(sock: socket.socket) -> None:
 
     def stop() -> None:
         exit_deadline()  # the task dispatcher waits up to 5 s for busy threads: the contract wants less
-        raise KeyboardInterrupt  # waitress's run() closes its sockets and stops its threads on it
+        # waitress's run() stops its task threads on it; with one listening socket (a TcpWSGIServer) it
+        # closes no socket: they close when the process exits
+        raise KeyboardInterrupt
 
     on_stop_signal(stop)
     server.run()

@@ -226,3 +226,45 @@ def test_gunicorn_gevent_accepts_one_connection_per_loop_turn_with_more_than_one
     max_accepts, one, hundred = out.stdout.split("\n")[:3]
     assert max_accepts.split() == ["100", "1"]  # gevent's default (100) with one worker, 1 with more
     assert int(one) == 1 and int(hundred) == 50
+
+
+def _heartbeat(worker_pid: int) -> str:
+    """The worker's heartbeat file (WorkerTmp, unlinked), as /proc/PID/fd/N: its mtime is the monotonic
+    time of the worker's last notify()."""
+    folder = f"/proc/{worker_pid}/fd"
+    return next(f"{folder}/{fd}" for fd in os.listdir(folder) if "wgunicorn-" in os.readlink(f"{folder}/{fd}"))
+
+
+def _served(port: int) -> bool:
+    try:
+        with connect(port, timeout=3) as sock:
+            sock.sendall(HELLO)
+            return read_response(sock).startswith(b"HTTP/1.1 200")
+    except (ConnectionRefusedError, ConnectionResetError):  # reset: queued as the listener closed
+        return False
+
+
+@needs("gevent", "flask")
+def test_gunicorn_gevent_worker_accepts_after_sigterm_until_its_next_once_a_second_check():
+    """gunicorn-gevent.md: GeventWorker.run notifies, then sleeps a second, then checks `alive`; SIGTERM
+    only clears `alive`, so the worker closes its servers at its next check. Whether a connection made
+    just after the signal is served depends on where in that second the signal landed: sent right after
+    a notify, a connection 0.3 s later is still served, and the listener closes about a second after
+    that notify."""
+    server = ServerProcess("flask_gunicorn_gevent", ["--workers", "1"]).start()
+    try:
+        heartbeat = _heartbeat(workers(server)[0].pid)
+        last = os.stat(heartbeat).st_mtime
+        while os.stat(heartbeat).st_mtime == last:  # wait for a notify: the worker's second starts
+            time.sleep(0.005)
+        notified = os.stat(heartbeat).st_mtime  # time.monotonic() of the notify
+        server.proc.send_signal(signal.SIGTERM)
+        time.sleep(max(0.0, notified + 0.3 - time.monotonic()))
+        assert _served(server.port)  # 0.3 s after the signal: the worker still sleeps, and serves
+        while _served(server.port):
+            assert time.monotonic() - notified < 3.0, "the worker still accepts 3 s after its last notify"
+            time.sleep(0.02)
+        closed = time.monotonic() - notified
+        assert 0.8 <= closed <= 2.0, closed  # at its next check, a second after the notify (late when busy)
+    finally:
+        server.stop()

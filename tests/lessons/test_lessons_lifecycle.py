@@ -4,6 +4,7 @@ at a shortened setting when the default is too long for the default suite."""
 from __future__ import annotations
 
 import inspect
+import signal
 import socket
 import subprocess
 import sys
@@ -147,3 +148,71 @@ def test_twisted_closes_a_connection_idle_for_its_timeout():
     finally:
         proc.kill()
         proc.wait(10)
+
+
+WAITRESS_RUN_RETURNS = textwrap.dedent("""
+    import os, signal, socket, sys, threading, waitress
+    def app(environ, start_response):
+        start_response("200 OK", [("Content-Length", "2")])
+        return [b"ok"]
+    def stop(signum, frame):
+        raise KeyboardInterrupt  # what the entry's SIGTERM handler raises in the loop
+    signal.signal(signal.SIGTERM, stop)
+    listen = "127.0.0.1:0 127.0.0.1:0" if sys.argv[1] == "two" else "127.0.0.1:0"
+    server = waitress.create_server(app, listen=listen)
+    ports = [port for _, port in server.effective_listen] if sys.argv[1] == "two" else [server.effective_port]
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM)).start()
+    server.run()  # returns once the KeyboardInterrupt has reached it
+    def listening(port):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return "listening"
+        except ConnectionRefusedError:
+            return "closed"
+    print(type(server).__name__, *[listening(port) for port in ports])
+""")
+
+
+@needs("waitress")
+@pytest.mark.parametrize("listen, after_run", [("one", "TcpWSGIServer listening"),
+                                                ("two", "MultiSocketServer closed closed")])
+def test_waitress_run_closes_its_sockets_only_with_several_listeners(listen, after_run):
+    """waitress.md: the entry's SIGTERM raises KeyboardInterrupt in waitress's loop; with one listening
+    socket (the entry's) create_server returns a TcpWSGIServer, whose run() only shuts the task dispatcher
+    down on it (server.py 323-331) and leaves its socket listening until the process exits; only
+    MultiSocketServer.run() (several listeners) also closes its sockets (server.py 164-176)."""
+    out = subprocess.run([sys.executable, "-c", WAITRESS_RUN_RETURNS, listen], capture_output=True, text=True,
+                         timeout=20)
+    assert out.stdout.strip() == after_run, out.stderr
+
+
+@needs("sanic")
+def test_sanic_entry_gives_a_request_in_progress_3_seconds_at_sigterm_not_15():
+    """sanic.md: Sanic's GRACEFUL_SHUTDOWN_TIMEOUT is 15 s, but the app sets it to GRACE_SECONDS (3 s):
+    at SIGTERM the worker closes idle connections (close_if_idle), waits up to that long for the others
+    (runners.py, _cleanup), then aborts them: a client midway through its head sees the reset after
+    about 3 s, and the entry is gone well before 15 s."""
+    import sanic.config
+
+    from servers.adapters.shutdown import GRACE_SECONDS
+
+    assert sanic.config.DEFAULT_CONFIG["GRACEFUL_SHUTDOWN_TIMEOUT"] == 15.0
+    server = ServerProcess("sanic", ["--workers", "1"]).start()
+    try:
+        sock = connect(server.port, timeout=10)
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: lesson\r\n")  # a request in progress: its head never ends
+        time.sleep(0.3)
+        signalled = time.monotonic()
+        server.proc.send_signal(signal.SIGTERM)
+        try:
+            assert sock.recv(100) == b""
+        except ConnectionResetError:
+            pass
+        closed = time.monotonic() - signalled
+        sock.close()
+        # Sanic counts its grace in 0.1 s sleeps of its loop: on a busy machine it runs late, never short
+        assert GRACE_SECONDS - 0.5 <= closed <= GRACE_SECONDS + 4.0, closed
+        server.proc.wait(15)
+        assert time.monotonic() - signalled < 10.0  # far from Sanic's own 15 s
+    finally:
+        server.stop()
