@@ -354,7 +354,7 @@ def diagram(trace: dict) -> str:
                 f"{seconds(term['client_after_s'], bound).split(' (')[0]}, the tree is gone after "
                 f"{seconds(term['tree_gone_s'], bound).split(' (')[0]}")
     if len(runs(trace)) > 1:
-        body.append(f"    Note over C: run 1 of {len(runs(trace))} drawn; the table counts every run")
+        body.append(f"    Note over C: run 1 of {len(runs(trace))} drawn (the table counts every run)")
     head = ["```mermaid", "sequenceDiagram", "    participant C as client"]
     head += [f"    participant {alias} as {thread}" for thread, alias in aliases.items()]
     return "\n".join(head + body + ["```"])
