@@ -6,6 +6,12 @@ requests at once.
 
 The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone.
 
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in each worker, in the connection's
+greenlet: gevent's StreamServer wraps each accepted socket in gevent's cooperative SSLSocket
+(gevent/_ssl3.py, over the ssl module's _ssl) with one SSLContext made at the worker's start
+(gunicorn/workers/ggevent.py), and handshakes before the request is read; through gunicorn's
+certfile and keyfile settings (--certfile, --keyfile).
+
 Caveat: with more than one worker each accepts one connection per loop turn (gunicorn #2266): a
 burst of new connections waits in the accept queue, some past 2 s at 256 at once.
 

@@ -5,6 +5,10 @@ refused under load. The reference WSGI server, not a production one.
 
 The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone.
 
+No HTTPS: wsgiref.simple_server has no TLS: make_server and its WSGIServer take no SSL context and
+its docs show none (the reference WSGI server, not a deployment); --certfile and --keyfile are
+refused.
+
 Not for production: wsgiref: single-threaded, HTTP/1.0, listen backlog of 5.
 
 Caveat: HTTP/1.1: CPython's http.server parser takes a bare CR for a line end, accepts invalid field

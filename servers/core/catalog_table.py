@@ -7,7 +7,8 @@ from pathlib import Path
 
 from servers.core import catalog, lessons, tables
 
-COLUMNS = ("name", "language", "framework", "server", "model", "workers", "tags", "description", "limits", "lessons")
+COLUMNS = ("name", "language", "framework", "server", "model", "workers", "tags", "description", "limits", "tls",
+           "lessons")
 
 
 def rows() -> list[dict[str, str]]:
@@ -19,6 +20,7 @@ def rows() -> list[dict[str, str]]:
                     "server": entry.server, "model": entry.model, "workers": workers, "tags": tags,
                     "description": entry.description,
                     "limits": "; ".join(filter(None, (entry.dev_only_reason, *entry.caveat_texts))),
+                    "tls": entry.tls.library if entry.tls.terminates else "none",
                     "lessons": " ".join(lessons.pages(entry))})
     return out
 
