@@ -18,6 +18,8 @@ class Hey(Tool):
     name = "hey"
     binary_name = "hey"
     install = "apt-get install hey"
+    protocols = ("h1", "h1-tls")  # https:// URLs; HTTP/1.1 unless -h2, which is not given
+    certificate = "not verified: hey skips verification (InsecureSkipVerify) and has no option for a CA"
 
     def version(self) -> str:
         # hey has no --version; Debian's package version is the best there is.
