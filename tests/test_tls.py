@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import shutil
 import socket
 import ssl
 import subprocess
@@ -142,3 +143,51 @@ def test_bad_tls_flags_are_one_line_and_exit_2(name, flags, says, pair, tmp_path
                           text=True, timeout=60)
     assert done.returncode == 2 and done.stdout == "", (done.returncode, done.stdout, done.stderr)
     assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
+
+
+# -- the anatomy's tls layer ------------------------------------------------------------------------
+
+def test_the_tls_librarys_frames_are_the_tls_layer():
+    from anatomy import layers
+
+    gthread = layers.rules_for("gunicorn-gthread", "flask")
+    assert layers.layer_of_stack(["TConn.init (gunicorn/workers/gthread.py:90)",
+                                  "SSLSocket.do_handshake (/usr/lib/python3.11/ssl.py:1346)"], gthread) == layers.TLS
+    assert layers.layer_of_stack(["TConn.init (gunicorn/workers/gthread.py:90)",
+                                  "socket.recv (/usr/lib/python3.11/socket.py:1)"], gthread) == layers.SERVER
+    gevent = layers.rules_for("gevent", "flask")
+    assert layers.layer_of_frame("SSLSocket.read (site-packages/gevent/_ssl3.py:500)", gevent) == layers.TLS
+    go = layers.rules_for("net/http", "nethttp")
+    assert layers.layer_of_stack(["net/http.(*conn).serve", "crypto/tls.(*Conn).Write",
+                                  "crypto/internal/fips140/aes/gcm.seal"], go) == layers.TLS
+    assert layers.layer_of_stack(["net/http.(*conn).serve", "crypto/tls.(*Conn).Write",
+                                  "internal/poll.(*FD).Write"], go) == layers.SERVER  # the write, not the crypto
+
+
+def test_perfs_native_share_moves_to_the_tls_layer_and_keeps_the_total():
+    from collections import Counter
+
+    from anatomy import layers, perfdso
+
+    shares = perfdso.parse("    76.95%  libpython3.11.so.1.0\n     2.88%  libcrypto.so.3\n     1.73%  libssl.so.3\n"
+                           "     0.58%  _ssl.cpython-311-x86_64-linux-gnu.so\n")
+    assert perfdso.share(shares, catalog.get("flask_gunicorn_gthread").tls.native) == pytest.approx(5.19)
+    before = layers.Attribution(Counter({layers.SERVER: 6.0, layers.FRAMEWORK: 4.0}),
+                                Counter({("f", layers.SERVER): 6.0, ("g", layers.FRAMEWORK): 4.0}))
+    after = layers.with_native_share(before, layers.TLS, 0.1, "OpenSSL")
+    assert after.active == pytest.approx(10.0)
+    assert after.shares() == pytest.approx({layers.SERVER: 54.0, layers.TLS: 10.0, layers.FRAMEWORK: 36.0})
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (apt-get install wrk)")
+def test_the_anatomy_over_tls_measures_the_tls_layer(tmp_path):
+    from anatomy import perfdso, pyspy, session
+
+    if pyspy.unavailable() or perfdso.unavailable():
+        pytest.skip(pyspy.unavailable() or perfdso.unavailable())
+    result = session.run(session.Settings(name="falcon_gunicorn_gthread", seconds=4.0, connections=8, workers=1,
+                                          workdir=tmp_path, protocol="h1-tls"))
+    assert result["protocol"] == "h1-tls" and result["load"]["requests"], result["load"]
+    cpu = result["cpu"]
+    assert cpu["tls_native_pct"] and cpu["tls_native_pct"] > 0, cpu.get("tls_native_why")
+    assert cpu["layers"].get("tls", 0) >= cpu["tls_native_pct"] * 0.9

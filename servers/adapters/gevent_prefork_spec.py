@@ -1,5 +1,5 @@
 """gevent's WSGIServer pre-forked by the suite (servers/adapters/gevent_prefork.py)."""
-from servers.core.specs import SSL_MODULE, SSL_PATHS, WSGI, Caveat, ServerSpec, Tls
+from servers.core.specs import SSL_MODULE, SSL_NATIVE, SSL_PATHS, WSGI, Caveat, ServerSpec, Tls
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"gevent": ("gevent>=26.9.0",)}
@@ -10,7 +10,7 @@ SPECS = (
     ServerSpec(name="gevent", interface=WSGI, serve="servers.adapters.gevent_prefork:serve", model="greenlets",
                entry_suffix="gevent",
                tls=Tls(SSL_MODULE, setting="gevent WSGIServer's ssl_context",
-                       code_paths=(*SSL_PATHS, "gevent/_ssl3.py", "gevent/ssl.py"),
+                       native=SSL_NATIVE, code_paths=(*SSL_PATHS, "gevent/_ssl3.py", "gevent/ssl.py"),
                        where="in each worker, in the connection's greenlet: WSGIServer wraps each accepted socket "
                              "in gevent's cooperative SSLSocket (gevent/_ssl3.py, over the ssl module's _ssl) "
                              "and handshakes before the request is read (gevent/server.py wrap_socket_and_handle)"),

@@ -1,6 +1,6 @@
 """gunicorn's sync, gthread and gevent workers (servers/adapters/gunicorn_server.py)."""
 from servers.adapters.sizing import THREADS_PER_WORKER
-from servers.core.specs import SSL_MODULE, SSL_PATHS, WSGI, Caveat, ServerSpec, Setting, Tls
+from servers.core.specs import SSL_MODULE, SSL_NATIVE, SSL_PATHS, WSGI, Caveat, ServerSpec, Setting, Tls
 
 _COMMON = dict(interface=WSGI, replaces_dead_workers=True)
 # TLS: gunicorn's certfile and keyfile settings. The sync and gthread workers wrap each connection through
@@ -35,7 +35,7 @@ SOURCES = {"gunicorn": ("benoitc/gunicorn", "{v}", "")}
 SPECS = (
     ServerSpec(name="gunicorn-sync", serve="servers.adapters.gunicorn_server:serve_sync", model="processes",
                entry_suffix="gunicorn", keepalive=False,
-               tls=Tls(SSL_MODULE, setting=_TLS_SETTING, code_paths=SSL_PATHS,
+               tls=Tls(SSL_MODULE, setting=_TLS_SETTING, native=SSL_NATIVE, code_paths=SSL_PATHS,
                        where=f"in each worker process, on its one thread: each accepted connection is wrapped in an "
                              f"ssl.SSLSocket made from {_PER_CONNECTION_CONTEXT}, and handshakes on the first "
                              f"read of the request (gunicorn/workers/sync.py)"),
@@ -53,7 +53,7 @@ SPECS = (
                pip_packages=("gunicorn",), lesson="gunicorn-sync", code_paths=("gunicorn/",), **_COMMON),
     ServerSpec(name="gunicorn-gthread", serve="servers.adapters.gunicorn_server:serve_gthread", model="threads",
                entry_suffix="gunicorn_gthread",
-               tls=Tls(SSL_MODULE, setting=_TLS_SETTING, code_paths=SSL_PATHS,
+               tls=Tls(SSL_MODULE, setting=_TLS_SETTING, native=SSL_NATIVE, code_paths=SSL_PATHS,
                        where=f"in the pool thread that takes a new connection: it wraps it in an ssl.SSLSocket made "
                              f"from {_PER_CONNECTION_CONTEXT} and handshakes there before the first request "
                              f"(gunicorn/workers/gthread.py TConn.init); the pool threads read and write the kept "
@@ -76,7 +76,7 @@ SPECS = (
                              "accepts and polls the kept-alive connections.", **_COMMON),
     ServerSpec(name="gunicorn-gevent", serve="servers.adapters.gunicorn_server:serve_gevent", model="greenlets",
                entry_suffix="gunicorn_gevent",
-               tls=Tls(SSL_MODULE, setting=_TLS_SETTING, code_paths=(*SSL_PATHS, "gevent/_ssl3.py", "gevent/ssl.py"),
+               tls=Tls(SSL_MODULE, setting=_TLS_SETTING, native=SSL_NATIVE, code_paths=(*SSL_PATHS, "gevent/_ssl3.py", "gevent/ssl.py"),
                        where="in each worker, in the connection's greenlet: gevent's StreamServer wraps each "
                              "accepted socket in gevent's cooperative SSLSocket (gevent/_ssl3.py, over the ssl "
                              "module's _ssl) with one SSLContext made at the worker's start "

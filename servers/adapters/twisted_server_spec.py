@@ -11,6 +11,8 @@ _WEB = Caveat("twisted-web", "HTTP/1.1 (smuggling-relevant): twisted.web reads t
 # TLS: twisted's own, on pyOpenSSL (twisted[tls]), not the ssl module.
 _TLS = Tls("pyOpenSSL (OpenSSL through cffi)", setting="its SSL server endpoint (ssl:PORT:privateKey=KEY:certKey=CERT)",
            code_paths=("twisted/protocols/tls.py", "twisted/internet/_sslverify.py", "OpenSSL/"),
+           # cryptography's _rust module carries the OpenSSL that pyOpenSSL calls through cffi
+           native=("_rust.abi3.so", "_cffi_backend."),
            where="on the reactor thread: the endpoint wraps the site's HTTP protocol in a TLSMemoryBIOProtocol "
                  "(twisted/protocols/tls.py) that feeds pyOpenSSL's memory BIOs, the handshake included")
 

@@ -1,7 +1,7 @@
 """uvicorn with uvloop and httptools (servers/adapters/uvicorn_server.py)."""
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.specs import ASGI, ASYNCIO_PATHS, SSL_MODULE, SSL_PATHS, Caveat, ServerSpec, Setting, Tls
+from servers.core.specs import ASGI, ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, Caveat, ServerSpec, Setting, Tls
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"uvicorn": ("uvicorn>=0.55.0", "uvloop>=0.23.0", "httptools>=0.9.0")}
@@ -12,7 +12,7 @@ SPECS = (
     ServerSpec(name="uvicorn", interface=ASGI, serve="servers.adapters.uvicorn_server:serve", model="asyncio",
                entry_suffix="uvicorn",
                tls=Tls(SSL_MODULE, setting="uvicorn's ssl_certfile and ssl_keyfile (--ssl-certfile, --ssl-keyfile)",
-                       code_paths=SSL_PATHS,
+                       native=SSL_NATIVE, code_paths=SSL_PATHS,
                        where="in each worker's event-loop thread: uvloop's TLS protocol (uvloop/sslproto.pyx, "
                              "Cython) drives an ssl.SSLObject over memory buffers, the handshake included, before "
                              "httptools sees a byte"),

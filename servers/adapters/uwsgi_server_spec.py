@@ -10,6 +10,7 @@ SPECS = (
     ServerSpec(name="uwsgi", interface=WSGI, serve="servers.adapters.uwsgi_server:serve", model="processes",
                entry_suffix="uwsgi", keepalive=False,
                tls=Tls("OpenSSL, from uWSGI's C core", setting="--https-socket ADDR,CERT,KEY (instead of --http-socket)",
+                       native=("libssl.so", "libcrypto.so"),
                        where="in each worker process, in C on the thread that takes the request, before the Python "
                              "app is called: every worker speaks HTTPS itself (no router process in front)"),
                description="uWSGI master and worker processes, each worker speaking HTTP (--http-socket), "

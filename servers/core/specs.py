@@ -73,6 +73,9 @@ class Tls:
     # frame path prefixes of the TLS code the anatomy can see in a profile (its "tls" layer); () when
     # the crypto runs where the profiler cannot look (native threads, C code)
     code_paths: tuple[str, ...] = ()
+    # the shared objects (perf's dso names, prefixes) the TLS library's native code runs in: the anatomy's
+    # perf reads their share of the workers' CPU, which a Python profile misses (the GIL is released there)
+    native: tuple[str, ...] = ()
 
     @property
     def terminates(self) -> bool:
@@ -164,6 +167,7 @@ HTTP_SERVER_PARSER = Caveat(
 # _ssl) and asyncio's own TLS protocol (uvloop's is Cython: its calls into ssl.py are what a profile shows).
 SSL_MODULE = "Python's ssl module (OpenSSL)"
 SSL_PATHS = ("ssl.py", "asyncio/sslproto.py")
+SSL_NATIVE = ("libssl.so", "libcrypto.so", "_ssl.")  # OpenSSL and the ssl module's C part, where the crypto runs
 
 # Code paths several servers run on (the anatomy's server layer): an event loop, the stdlib's
 # socketserver-based servers.
