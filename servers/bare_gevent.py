@@ -7,7 +7,7 @@ worker and passes SIGTERM on.
 The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone.
 
 HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in each worker, in the connection's
-greenlet: WSGIServer wraps each accepted socket in gevent's cooperative SSLSocket (gevent/_ssl3.py,
+greenlet: WSGIServer wraps each accepted socket in gevent's cooperative SSLSocket (gevent/ssl.py,
 over the ssl module's _ssl) and handshakes before the request is read (gevent/server.py
 wrap_socket_and_handle); through gevent WSGIServer's ssl_context.
 

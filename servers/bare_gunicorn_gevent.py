@@ -8,7 +8,7 @@ The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only
 
 HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in each worker, in the connection's
 greenlet: gevent's StreamServer wraps each accepted socket in gevent's cooperative SSLSocket
-(gevent/_ssl3.py, over the ssl module's _ssl) with one SSLContext made at the worker's start
+(gevent/ssl.py, over the ssl module's _ssl) with one SSLContext made at the worker's start
 (gunicorn/workers/ggevent.py), and handshakes before the request is read; through gunicorn's
 certfile and keyfile settings (--certfile, --keyfile).
 

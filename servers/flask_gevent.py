@@ -8,7 +8,7 @@ Flask-PyMongo's client and redis-py's pool are made when the app is built, in th
 serves (after any fork).
 
 HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in each worker, in the connection's
-greenlet: WSGIServer wraps each accepted socket in gevent's cooperative SSLSocket (gevent/_ssl3.py,
+greenlet: WSGIServer wraps each accepted socket in gevent's cooperative SSLSocket (gevent/ssl.py,
 over the ssl module's _ssl) and handshakes before the request is read (gevent/server.py
 wrap_socket_and_handle); through gevent WSGIServer's ssl_context.
 

@@ -10,9 +10,9 @@ SPECS = (
     ServerSpec(name="gevent", interface=WSGI, serve="servers.adapters.gevent_prefork:serve", model="greenlets",
                entry_suffix="gevent",
                tls=Tls(SSL_MODULE, setting="gevent WSGIServer's ssl_context",
-                       native=SSL_NATIVE, code_paths=(*SSL_PATHS, "gevent/_ssl3.py", "gevent/ssl.py"),
+                       native=SSL_NATIVE, code_paths=(*SSL_PATHS, "gevent/ssl.py"),
                        where="in each worker, in the connection's greenlet: WSGIServer wraps each accepted socket "
-                             "in gevent's cooperative SSLSocket (gevent/_ssl3.py, over the ssl module's _ssl) "
+                             "in gevent's cooperative SSLSocket (gevent/ssl.py, over the ssl module's _ssl) "
                              "and handshakes before the request is read (gevent/server.py wrap_socket_and_handle)"),
                description="gevent WSGIServer pre-forked one process per core on one socket",
                details="The parent binds one listening socket and forks the workers; each monkey-patches "

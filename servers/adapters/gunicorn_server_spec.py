@@ -76,9 +76,9 @@ SPECS = (
                              "accepts and polls the kept-alive connections.", **_COMMON),
     ServerSpec(name="gunicorn-gevent", serve="servers.adapters.gunicorn_server:serve_gevent", model="greenlets",
                entry_suffix="gunicorn_gevent",
-               tls=Tls(SSL_MODULE, setting=_TLS_SETTING, native=SSL_NATIVE, code_paths=(*SSL_PATHS, "gevent/_ssl3.py", "gevent/ssl.py"),
+               tls=Tls(SSL_MODULE, setting=_TLS_SETTING, native=SSL_NATIVE, code_paths=(*SSL_PATHS, "gevent/ssl.py"),
                        where="in each worker, in the connection's greenlet: gevent's StreamServer wraps each "
-                             "accepted socket in gevent's cooperative SSLSocket (gevent/_ssl3.py, over the ssl "
+                             "accepted socket in gevent's cooperative SSLSocket (gevent/ssl.py, over the ssl "
                              "module's _ssl) with one SSLContext made at the worker's start "
                              "(gunicorn/workers/ggevent.py), and handshakes before the request is read"),
                description="gunicorn gevent workers, a greenlet per connection",
