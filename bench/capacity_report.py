@@ -26,8 +26,9 @@ PROTOCOLS_NOTE = (
     "protocols; kept: connections kept alive; new conn: a connection per request (--close), so each request "
     "pays a TCP connection and, over TLS, a handshake. +TLS per request: what a request costs more over TLS on a kept "
     "connection (the record layer's encryption); +TLS per connection: what a new connection costs more over TLS "
-    "beyond that (the handshake): (h1-tls new conn - h1 new conn) - (+TLS per request). Differences of two steps "
-    "on a shared machine: read small ones as noise.")
+    "beyond that (the handshake): (h1-tls new conn - h1 new conn) - (+TLS per request); a server without keep-alive "
+    "opens a connection per request in both passes, so all its extra is per connection (the kept pass's). Differences "
+    "of two steps on a shared machine: read small ones as noise.")
 
 
 def _rate(value: float | None) -> str:
@@ -139,9 +140,10 @@ def protocol_cells(report) -> tuple[list[str], list[list[str]]]:
     lines = []
     for p in report.protocol_costs:
         b, o = p.base.standing, p.other.standing
+        per_request = _us(p.extra_us_per_request, signed=True) if p.keeps_alive else "– (no keep-alive)"
         lines.append([f"`{p.entrypoint}`" + (" **dev-only**" if p.dev_only else ""), p.operation, p.other.protocol,
                       _capacity(b), _capacity(o), "–" if p.capacity_ratio is None else f"{p.capacity_ratio:.2f}x",
-                      _rate(p.common_rate), _us(b.cpu_us), _us(o.cpu_us), _us(p.extra_us_per_request, signed=True),
+                      _rate(p.common_rate), _us(b.cpu_us), _us(o.cpu_us), per_request,
                       _us(p.base.close_cpu_us), _us(p.other.close_cpu_us),
                       _us(p.extra_us_per_connection, signed=True)])
     return header, lines

@@ -399,8 +399,11 @@ class ProtocolCost:
     base: OnProtocol  # h1
     other: OnProtocol
     capacity_ratio: float | None  # other / base, where both are ranked (void capacities are lower bounds)
-    extra_us_per_request: float | None  # other's cpu µs/req - base's, kept connections
+    extra_us_per_request: float | None  # other's cpu µs/req - base's, kept connections (None: the server keeps none)
     extra_us_per_connection: float | None  # (other's - base's with a connection per request) - the kept extra
+    # the server keeps connections alive (the catalog's Entry.keepalive; True for a stack it does not know):
+    # one that closes after every response pays a new connection in both passes, so all its extra is per connection
+    keeps_alive: bool = True
 
     @property
     def dev_only(self) -> bool:
@@ -428,9 +431,14 @@ def protocol_costs(all_answers: list[Answer]) -> list[ProtocolCost]:
             close = (other.close_cpu_us - base.close_cpu_us
                      if other.close_cpu_us is not None and base.close_cpu_us is not None else None)
             ranked = b.rank is not None and o.rank is not None and b.value and o.value
+            entry = catalog.BY_NAME.get(entrypoint)
+            keeps_alive = entry.keepalive if entry is not None else True
+            if keeps_alive:
+                per_request, per_connection = kept, close - kept if close is not None and kept is not None else None
+            else:  # both passes open a connection per request: every extra microsecond is the connection's
+                per_request, per_connection = None, kept if kept is not None else close
             out.append(ProtocolCost(entrypoint, operation, b.cost_rate, base, other,
-                                    o.value / b.value if ranked else None, kept,
-                                    close - kept if close is not None and kept is not None else None))
+                                    o.value / b.value if ranked else None, per_request, per_connection, keeps_alive))
     return out
 
 

@@ -121,3 +121,14 @@ def test_protocol_usage_errors(run_bench, args, says):
 def test_the_tool_limit_is_per_protocol():
     results = session()
     assert capacity.tool_limit(results) == 20000 and capacity.tool_limit(results, "h1-tls") == 9000
+
+
+def test_a_server_without_keep_alive_pays_all_its_tls_per_connection():
+    """gunicorn's sync workers close after every response: both passes open a connection per request."""
+    results = [step("flask_gunicorn", "h1", 600, True), step("flask_gunicorn", "h1", 1200, False),
+               step("flask_gunicorn", "h1-tls", 300, True), step("flask_gunicorn", "h1-tls", 600, False),
+               step("flask_gunicorn", "h1", 150, True, cpu_ms=0.5, mode="cost"),
+               step("flask_gunicorn", "h1-tls", 150, True, cpu_ms=2.0, mode="cost")]
+    (cost,) = model.build(results).protocol_costs
+    assert not cost.keeps_alive and cost.extra_us_per_request is None
+    assert cost.extra_us_per_connection == pytest.approx(1500)
