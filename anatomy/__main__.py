@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from anatomy.wiretrace import BOUND_S, RUNS
+from harness import protocols
 from servers.core import catalog
 
 
@@ -23,6 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="*", help="catalog entries (python -m servers lists them); NAME:OP measures "
                                            "that entry on operation OP instead of --op")
     p.add_argument("--op", default="hello", choices=list(catalog.OPERATIONS), help="operation (default hello)")
+    p.add_argument("--protocol", default=protocols.DEFAULT, choices=list(protocols.PROTOCOLS),
+                   help="h1 (default), or h1-tls: the entry serves HTTPS with the suite's certificate "
+                        "(python -m harness.tls) and the profile's tls layer shows what its TLS library takes")
     p.add_argument("--connections", type=int, default=50, help="wrk connections (default 50)")
     p.add_argument("--seconds", type=float, default=10.0, help="load duration (default 10; at least 3)")
     p.add_argument("--workers", type=int, default=None, help="the entry's --workers (default: the catalog's)")
@@ -108,10 +112,14 @@ def main(argv: list[str] | None = None) -> int:
     for name, op in stacks:
         settings = session.Settings(name=name, op=op, connections=args.connections, seconds=args.seconds,
                                     workers=args.workers, profile=not args.no_profile, mongo_url=args.mongo_url,
-                                    redis_url=args.redis_url)
+                                    redis_url=args.redis_url, protocol=args.protocol)
         if args.out:
             settings.workdir = args.out
-        result = session.run(settings)
+        try:
+            result = session.run(settings)
+        except ValueError as exc:  # a protocol the entry's server cannot serve
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
         svg = report.flame_svg(result)
         if svg:
             path = Path(result["workdir"]) / "flame.svg"

@@ -7,6 +7,13 @@ sample belongs to the layer of the frame nearest its leaf that some rule owns (t
 `tornado/web.py` is tornado's framework while the rest of tornado is its server). Frames no rule
 owns (the stdlib: socket, selectors, threading; Go's runtime, syscall, sync) are transparent: their
 time goes to the layer that called them, and a stack owned by nobody is the interpreter's.
+
+The tls layer is the server's TLS code as its spec declares it (Tls.code_paths): Python's ssl.py (the
+OpenSSL work of SSLSocket and SSLObject, and the socket calls OpenSSL makes through them: a Python
+profile cannot split the two), pyOpenSSL, Go's crypto/ (the crypto only: Go's socket writes under it
+are net/http's). rustls inside granian and uWSGI's OpenSSL run in native code no Python frame covers:
+their share is in the native layer (granian's Rust threads) or the server's, and shows only as the
+difference from the same stack in plaintext.
 """
 from __future__ import annotations
 
@@ -16,11 +23,13 @@ from dataclasses import dataclass, field
 from anatomy import recompiled
 from servers.core import catalog
 
-SERVER, FRAMEWORK, APP, DRIVER, JSON, INTERPRETER, NATIVE, IDLE = (
-    "server", "framework", "app", "driver", "json", "interpreter", "native", "idle")
-ORDER = (SERVER, FRAMEWORK, APP, DRIVER, JSON, INTERPRETER, NATIVE)  # on-CPU layers; idle is not one
+SERVER, TLS, FRAMEWORK, APP, DRIVER, JSON, INTERPRETER, NATIVE, IDLE = (
+    "server", "tls", "framework", "app", "driver", "json", "interpreter", "native", "idle")
+ORDER = (SERVER, TLS, FRAMEWORK, APP, DRIVER, JSON, INTERPRETER, NATIVE)  # on-CPU layers; idle is not one
 WHAT = {
     SERVER: "accepting, parsing HTTP, writing responses, the event loop or worker machinery",
+    TLS: "TLS: handshakes and the record layer's encryption, where a profile sees the server's TLS library "
+         "(ssl.py with OpenSSL's socket calls under it, pyOpenSSL, Go's crypto/)",
     FRAMEWORK: "routing, request/response objects, handler dispatch",
     APP: "this suite's route code (servers/apps, the Go commands' handlers)",
     DRIVER: "Mongo and Redis drivers and this suite's backend access (backends/)",
@@ -61,6 +70,7 @@ def rules_for(server: str, app: str) -> Rules:
     server_spec, app_spec = catalog.SERVERS[server], catalog.APPS[app]
     table: dict[str, str] = {}
     for layer, prefixes in ((JSON, JSON_PACKAGES), (DRIVER, DRIVER_PACKAGES), (APP, APP_PACKAGES),
+                            (TLS, server_spec.tls.code_paths),
                             (SERVER, server_spec.code_paths + _ADAPTERS), (FRAMEWORK, app_spec.code_paths)):
         for prefix in prefixes:
             table.setdefault(prefix, layer)  # a shared prefix keeps the more specific layer listed first
@@ -236,6 +246,20 @@ def _main_thread_after_fork(stacks: list[tuple[list[str], float]], thread_cpu: d
         return list(stacks)
     return [([f"thread ({main_tid})", *thread_of(frames)[1]] if thread_of(frames)[0] == strangers[0] else frames, count)
             for frames, count in stacks]
+
+
+def with_native_share(attribution: Attribution, layer: str, share: float, function: str) -> Attribution:
+    """The attribution with `share` of its on-CPU time moved to `layer` as one function: native code that
+    ran without the GIL (OpenSSL, measured by perf), whose time the GIL samples had spread over every
+    layer of its thread; the rest is scaled down to keep the total."""
+    share = min(max(share, 0.0), 1.0)
+    active = attribution.active
+    keep = 1.0 - share
+    by_layer = Counter({k: v * keep if k != IDLE else v for k, v in attribution.by_layer.items()})
+    by_function = Counter({k: v * keep for k, v in attribution.by_function.items()})
+    by_layer[layer] += share * active
+    by_function[(function, layer)] += share * active
+    return Attribution(by_layer, by_function, attribution.held)
 
 
 def merge(parts: list[Attribution]) -> Attribution:

@@ -30,7 +30,8 @@ def headline(result: dict) -> str:
     load = result["load"]
     rps = load.get("requests_per_s")
     lat = load.get("latency_ms") or {}
-    return (f"{result['entry']} {result['op']} ({result['path']}): {result['server']} serving {result['framework']}, "
+    over = f" over {result['protocol']}" if result.get("protocol", "h1") != "h1" else ""
+    return (f"{result['entry']} {result['op']} ({result['path']}){over}: {result['server']} serving {result['framework']}, "
             f"{result['model']}, {result['workers']} workers; wrk {result['clients']} connections "
             f"{result['seconds']:g} s: {rps or 0:,.0f} requests/s, p50 {lat.get('p50', '?')} ms, "
             f"p99 {lat.get('p99', '?')} ms, errors {load.get('errors')}, non-2xx {load.get('non_2xx')}"
@@ -60,6 +61,12 @@ def cpu_lines(result: dict) -> list[str]:
     lines = [f"CPU by layer (on-CPU time only; a waiting thread adds nothing): {shares}"]
     if cpu.get("driver_parts", {}).get("parts"):
         lines.append(driver_parts.line(cpu["driver_parts"]))
+    if cpu.get("tls_native_pct") is not None:
+        lines.append(f"TLS library's native code (perf, all threads, GIL or not): {cpu['tls_native_pct']:g}% of the "
+                     "workers' on-CPU samples, in the tls layer above")
+    elif cpu.get("tls_native_why"):
+        lines.append(f"TLS library's native code: not measured ({cpu['tls_native_why']}); the tls layer holds the "
+                     "frames py-spy sees holding the GIL only")
     if cpu.get("worker_us_per_request"):
         per = ", ".join(f"{k} {v:g}" for k, v in cpu["layer_us_per_request"].items())
         lines.append(f"CPU per request: workers {cpu['worker_us_per_request']:g} µs ({per})")

@@ -16,13 +16,13 @@ from urllib.parse import urlparse
 
 import psutil
 
-from anatomy import driver_parts, layers, pprof, pyspy, threadcpu
+from anatomy import driver_parts, layers, perfdso, pprof, pyspy, threadcpu
 from backends import DEFAULT_USERS
 from anatomy.census import SPAWNER, WORKER, Census
 from anatomy.connections import Connections
 from loadtools.base import LoadSpec
 from loadtools.wrk import Wrk
-from harness import machine, versions
+from harness import machine, protocols, versions
 from harness.backends import BackendSession
 from harness.entry import EntryProcess
 from processes.bounded import run_bounded
@@ -46,6 +46,7 @@ class Settings:
     mongo_url: str = ""
     redis_url: str = ""
     users: int = DEFAULT_USERS  # what the local backends are seeded with, lookups drawn over them
+    protocol: str = protocols.DEFAULT  # h1, or h1-tls: the entry serves HTTPS (harness.protocols), wrk speaks it
     workdir: Path = field(default_factory=lambda: ROOT / "results" / "anatomy")
 
 
@@ -61,8 +62,12 @@ def profiled_pids(census: Census, conns: Connections) -> list[int]:
 class Profiler:
     """Profiles the workers over the window in a thread; .stacks per pid and .why when it could not."""
 
-    def __init__(self, entry: catalog.Entry, workdir: Path, pprof_port: int | None):
+    def __init__(self, entry: catalog.Entry, workdir: Path, pprof_port: int | None, tls: bool = False):
         self.entry, self.workdir, self.pprof_port = entry, workdir, pprof_port
+        # over TLS, perf's share of the TLS library's native code (what py-spy's GIL samples miss)
+        self.native = entry.tls.native if tls else ()
+        self.dsos: dict[str, float] = {}
+        self.dso_why = ""
         self.stacks: dict[int, str] = {}
         self.threads: dict[int, threadcpu.Window] = {}  # each thread's CPU over the sampling window
         self.walls: dict[int, str] = {}  # wall samples (waiting threads included), for the off-CPU time
@@ -91,6 +96,11 @@ class Profiler:
         if self.why:
             return
         before = {pid: threadcpu.snapshot(pid) for pid in pids}
+        perf = None
+        if self.native:
+            self.dso_why = perfdso.unavailable()
+            if not self.dso_why:
+                perf = perfdso.start(pids, seconds, self.workdir / "perf.data")
         procs = {pid: pyspy.start(pid, seconds, self.workdir / f"pyspy-{pid}.txt") for pid in pids}
         walls = {pid: pyspy.start(pid, seconds, self.workdir / f"pyspy-wall-{pid}.txt", wall=True) for pid in pids}
         whys = []
@@ -103,6 +113,8 @@ class Profiler:
                 whys.append(why)
             else:
                 self.stacks[pid] = text
+        if perf is not None:
+            self.dsos, self.dso_why = perfdso.finish(perf, self.workdir / "perf.data", seconds + 60)
         if not self.stacks:
             self.why = whys[0] if whys else "no worker was sampled"
 
@@ -125,7 +137,14 @@ def cpu_section(entry: catalog.Entry, profiler: Profiler, processes: list) -> di
             parts.append(layers.attribute_threads(stacks, rules, threads.threads, threads.process, threads.names,
                                                   wall, pyspy.WALL_RATE, main_tid=pid))
     total = layers.merge(parts)
+    native_pct = None
+    if profiler.dsos:  # the TLS library's native share (perf): the GIL samples spread it over the other layers
+        native_pct = perfdso.share(profiler.dsos, profiler.native)
+        total = layers.with_native_share(total, layers.TLS, native_pct / 100.0,
+                                         f"{entry.tls.library}: native code ({', '.join(profiler.native)}; perf)")
     return {"why": "", "shares": {rules.label(k): round(v, 1) for k, v in total.shares().items()},
+            "tls_native_pct": None if native_pct is None else round(native_pct, 1),
+            "tls_native_why": profiler.dso_why,
             "layers": {k: round(v, 1) for k, v in total.shares().items()},
             "cpu_s": round(total.active, 3),
             "held_s": round(sum(total.held.values()), 3),
@@ -150,7 +169,11 @@ def run(settings: Settings) -> dict:
     entry = catalog.get(settings.name)
     if settings.op not in entry.ops:
         raise ValueError(f"{entry.name} does not serve {settings.op} (it serves {', '.join(entry.ops)})")
-    workdir = Path(settings.workdir) / f"{entry.name}-{settings.op}"
+    protocol = protocols.get(settings.protocol)
+    if why := protocol.unsupported(entry):
+        raise ValueError(f"{entry.name} cannot serve {protocol.name}: {why}")
+    suffix = "" if protocol.name == protocols.DEFAULT else f"-{protocol.name}"
+    workdir = Path(settings.workdir) / f"{entry.name}-{settings.op}{suffix}"
     workdir.mkdir(parents=True, exist_ok=True)
     backend = backend_of(settings.op)
     with BackendSession([backend] if backend else [], workdir / "backends", settings.users,
@@ -159,17 +182,18 @@ def run(settings: Settings) -> dict:
                                      _backend_port(backends.redis_url if backend == "redis" else "")) if p}
         port = free_port()
         pprof_port = free_port() if entry.language == "go" else None
-        args = ["--port", str(port), *backends.server_flags()]
+        tls_flags = protocol.server_flags()
+        args = ["--port", str(port), *backends.server_flags(), *tls_flags]
         if settings.workers:
             args += ["--workers", str(settings.workers)]
         env = {pprof.ENV: str(pprof_port)} if pprof_port else {}
         server = EntryProcess(entry.name, args, workdir / "server.log", env=env).start()
         try:
-            result = _observe(entry, settings, server, port, backend_ports, workdir, pprof_port)
+            result = _observe(entry, settings, server, port, backend_ports, workdir, pprof_port, protocol.tls)
         finally:
             server.stop()
     result.update(entry=entry.name, op=settings.op, path=catalog.OPERATIONS[settings.op],
-                  clients=settings.connections, seconds=settings.seconds, server=entry.server,
+                  clients=settings.connections, seconds=settings.seconds, server=entry.server, protocol=protocol.name,
                   framework=entry.framework, model=entry.model, workers=server.workers,
                   machine=machine.summary(machine.describe()), versions=versions.for_entry(entry.name),
                   workdir=str(workdir))
@@ -205,7 +229,7 @@ def settle(root: int, quiet_cpu_s: float = 0.05, step: float = 0.5, timeout: flo
 
 
 def _observe(entry, settings: Settings, server: EntryProcess, port: int, backend_ports: set[int], workdir: Path,
-             pprof_port: int | None) -> dict:
+             pprof_port: int | None, tls: bool = False) -> dict:
     tool = Wrk()
     spec = LoadSpec(base_url=server.url, path=catalog.OPERATIONS[settings.op], connections=settings.connections,
                     duration_s=settings.seconds, users=settings.users, workdir=workdir, stem="wrk")
@@ -221,7 +245,7 @@ def _observe(entry, settings: Settings, server: EntryProcess, port: int, backend
     census = Census(server.pid)
     census.sample()
     conns.sample(census.pids())
-    profiler = Profiler(entry, workdir, pprof_port)
+    profiler = Profiler(entry, workdir, pprof_port, tls)
     if settings.profile:
         profiler.start(profiled_pids(census, conns), window)
     else:

@@ -106,11 +106,19 @@ class RampSettings:
     # a step that missed the SLO while other processes took this share of the machine (%) is measured
     # again like a void one (None: never)
     spoiled_pct: float | None = FOREIGN_SUSPECT_PCT
+    # a cost step (the common rate) lasts until it has served this many requests, up to cost_max_s: the
+    # server's CPU is read in clock ticks (10 ms), so a step of 56 requests at 100 µs each reads 0 or 178 µs
+    cost_requests: int = 3000
+    cost_max_s: float = 20.0
 
     def step_seconds(self, rate: float, slo: Slo) -> float:
         """Measured seconds at rate: step_s, or longer until tail_samples lie beyond the percentile."""
         needed = self.tail_samples / (1 - slo.tightest_quantile / 100)
         return min(self.max_step_s, max(self.step_s, needed / rate))
+
+    def cost_seconds(self, rate: float, slo: Slo) -> float:
+        """Measured seconds of a cost step at rate: a ramp step's, or longer until cost_requests are served."""
+        return max(self.step_seconds(rate, slo), min(self.cost_max_s, self.cost_requests / rate))
 
     def ladder(self, guess: float | None = None) -> list[float]:
         """The rungs: from knee_fraction x guess by factor, or (no guess) from start_rate by search_factor."""
@@ -138,7 +146,7 @@ class RampSettings:
 # 7 s, a ramp; a p99 that one hiccup of the machine moves.
 QUICK_RAMP = RampSettings(start_rate=500.0, factor=1.4, search_factor=3.0, step_s=0.6, warmup_s=0.2,
                           tail_samples=3, max_bisections=4, resolution=1.1, confirm=False, max_step_s=2.0,
-                          max_down=3, void_reruns=1, void_pause_s=1.0)
+                          max_down=3, void_reruns=1, void_pause_s=1.0, cost_requests=1500, cost_max_s=8.0)
 
 
 @dataclass
@@ -277,11 +285,11 @@ class Ramp:
 
 
 def _ramp_key(r) -> tuple:
-    return (r.entrypoint, r.operation, r.keepalive, r.workers, r.target, r.mode)
+    return (r.entrypoint, r.operation, r.keepalive, r.workers, r.target, getattr(r, "protocol", "h1"), r.mode)
 
 
 def ramps(results: list) -> dict[tuple, list[Ramp]]:
-    """(entrypoint, operation, keepalive, workers, target, mode) -> its ramps, one per repeat."""
+    """(entrypoint, operation, keepalive, workers, target, protocol, mode) -> its ramps, one per repeat."""
     out: dict[tuple, dict[int, Ramp]] = {}
     for r in results:
         if r.mode not in ("capacity", "calibration", "cost") or r.superseded:
@@ -300,6 +308,16 @@ class Capacity:
     ramps: list[Ramp]
     slo: Slo
     cost_steps: list = field(default_factory=list)  # the steps at the common rate (mode "cost")
+    close_steps: list = field(default_factory=list)  # ... with a connection per request (--close)
+
+    @property
+    def protocol(self) -> str:
+        return getattr(self.first, "protocol", "h1")
+
+    @property
+    def label(self) -> str:
+        """The stack as charts and tables name it: the entry, with its protocol unless plaintext HTTP/1.1."""
+        return self.entrypoint if self.protocol == "h1" else f"{self.entrypoint} {self.protocol}"
 
     @property
     def values(self) -> list[float]:
@@ -352,6 +370,13 @@ class Capacity:
         rss = [r.server_peak_rss_mb for r in steps if r.server_peak_rss_mb is not None]
         return near, statistics.median(cpu) if cpu else None, statistics.median(rss) if rss else None
 
+    def close_cost_at(self, rate: float) -> float | None:
+        """Server CPU us per request at rate with a connection per request (the cost pass with --close):
+        the median of those steps, None where none ran there."""
+        cpu = [1000 * r.cpu_per_request_ms for r in self.close_steps
+               if r.rate == rate and r.ok and not r.void_reasons and r.cpu_per_request_ms is not None]
+        return statistics.median(cpu) if cpu else None
+
     def curve(self) -> list:
         """Every non-superseded step, by offered rate (the latency/throughput curve)."""
         return sorted((r for ramp in self.ramps for r in ramp.steps if r.ok), key=lambda r: (r.rate, r.sequence))
@@ -364,17 +389,26 @@ def capacities(results: list, mode: str = "capacity") -> list[Capacity]:
         if key[-1] != mode:
             continue
         first = rs[0].steps[0]
+        entrypoint, operation, keepalive, workers, target, protocol, _ = key
         cost = [step for ramp in by_key.get((*key[:-1], "cost"), []) for step in ramp.steps]
+        close = [step for ramp in by_key.get((entrypoint, operation, False, workers, target, protocol, "cost"), [])
+                 for step in ramp.steps]
         out.append(Capacity(first.entrypoint, first.operation, first, rs,
-                            Slo.from_dict(first.slo) if first.slo else Slo.parse(DEFAULT_SLO), cost))
+                            Slo.from_dict(first.slo) if first.slo else Slo.parse(DEFAULT_SLO), cost, close))
     return out
 
 
-def tool_limit(results: list) -> float | None:
-    """The load tool's own limit in this run: the calibration ramp's capacity (None: not measured)."""
-    cal = capacities(results, mode="calibration")
+def tool_limit(results: list, protocol: str = "h1") -> float | None:
+    """The load tool's own limit on a protocol in this run: its calibration ramp's capacity (None: not measured)."""
+    cal = [c for c in capacities(results, mode="calibration") if c.protocol == protocol]
     values = [c.capacity for c in cal if c.capacity]
     return max(values) if values else None
+
+
+def tool_limits(results: list) -> dict[str, float | None]:
+    """The load tool's own limit on each protocol it was measured on."""
+    measured = dict.fromkeys(c.protocol for c in capacities(results, mode="calibration"))
+    return {protocol: tool_limit(results, protocol) for protocol in measured}
 
 
 def common_rate(group: list[Capacity]) -> float | None:

@@ -21,7 +21,7 @@ VOID_COLOR = "#b0b0b0"
 
 
 def _name(c: Capacity) -> str:
-    return c.entrypoint + (" [dev-only]" if getattr(c.first, "dev_only", False) else "")
+    return c.label + (" [dev-only]" if getattr(c.first, "dev_only", False) else "")
 
 
 def capacity_bars(answer: Answer) -> go.Figure | None:
@@ -46,14 +46,14 @@ def capacity_bars(answer: Answer) -> go.Figure | None:
         marker_pattern_shape=["/" if s.void_reasons else "" for s in group],
         error_x={"type": "data", "symmetric": False, "array": highs, "arrayminus": lows},
         hovertext=hover, hoverinfo="text"))
-    fig.update_layout(title=f"{answer.operation}: capacity within {answer.slo}", xaxis_title="requests/s held",
+    fig.update_layout(title=f"{answer.key}: capacity within {answer.slo}", xaxis_title="requests/s held",
                       height=140 + 32 * len(group), margin={"l": 10, "r": 10, "t": 50, "b": 40},
                       template="plotly_white")
     return fig
 
 
-def curves(caps: list[Capacity], operation: str) -> go.Figure | None:
-    group = [c for c in caps if c.operation == operation and c.curve()]
+def curves(caps: list[Capacity], answer: Answer) -> go.Figure | None:
+    group = [c for c in caps if c.operation == answer.operation and c.protocol == answer.protocol and c.curve()]
     if not group:
         return None
     fig = go.Figure()
@@ -85,7 +85,7 @@ def curves(caps: list[Capacity], operation: str) -> go.Figure | None:
         fig.add_annotation(y=math.log10(bound), x=0, xref="paper", yref="y", text=f"SLO {key} {bound:g} ms",
                            showarrow=False, xanchor="left", yanchor="bottom", font={"color": "#c44e52"})
     drawn = [y for trace in fig.data for y in trace.y if y] + [bound for _, bound in slo.bounds]
-    fig.update_layout(title=f"{operation}: latency against throughput (from each request's intended send)",
+    fig.update_layout(title=f"{answer.key}: latency against throughput (from each request's intended send)",
                       xaxis_title="achieved requests/s", yaxis_title="latency, ms (log)", yaxis_type="log",
                       yaxis_range=[math.log10(min(drawn)) - 0.15, math.log10(max(drawn)) + 0.15],
                       height=460, margin={"l": 10, "r": 10, "t": 50, "b": 40}, template="plotly_white")
@@ -95,8 +95,8 @@ def curves(caps: list[Capacity], operation: str) -> go.Figure | None:
 def placed(answers: tuple[Answer, ...], caps: list[Capacity]) -> dict[str, list[str]]:
     """The charts' HTML by where report.html places them: "answer:OP" an operation's capacity bars (by
     its answer), "curves" every latency curve; plotly.js is embedded with the first one only."""
-    order = [(f"answer:{a.operation}", capacity_bars(a)) for a in answers] + \
-        [("curves", curves(caps, a.operation)) for a in answers]
+    order = [(f"answer:{a.key}", capacity_bars(a)) for a in answers] + \
+        [("curves", curves(caps, a)) for a in answers]
     out: dict[str, list[str]] = {}
     for n, (key, fig) in enumerate(order):
         if fig is not None:  # ids of their own: the same model renders the same page

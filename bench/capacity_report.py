@@ -19,12 +19,24 @@ NOTE = ("Capacity: the highest offered rate at which the step held the SLO (late
         "limit against a trivial server) or the backend was the bound, not the stack; it is not ranked.")
 
 
+PROTOCOLS_NOTE = (
+    "Each stack measured twice, as plaintext HTTP/1.1 (h1) and as HTTP/1.1 over TLS terminated by its own server "
+    "(h1-tls, the suite's local certificate, ECDSA P-256). capacity: as in the answers (a ≥ is a lower bound). cpu "
+    "µs/req: the server's whole process tree in one step at the operation's common rate, the same rate on both "
+    "protocols; kept: connections kept alive; new conn: a connection per request (--close), so each request "
+    "pays a TCP connection and, over TLS, a handshake. +TLS per request: what a request costs more over TLS on a kept "
+    "connection (the record layer's encryption); +TLS per connection: what a new connection costs more over TLS "
+    "beyond that (the handshake): (h1-tls new conn - h1 new conn) - (+TLS per request); a server without keep-alive "
+    "opens a connection per request in both passes, so all its extra is per connection (the kept pass's). Differences "
+    "of two steps on a shared machine: read small ones as noise.")
+
+
 def _rate(value: float | None) -> str:
     return "–" if value is None else f"{value:,.0f}"
 
 
 def _stack(c) -> str:
-    return f"`{c.entrypoint}`" + (" **dev-only**" if getattr(c.first, "dev_only", False) else "")
+    return f"`{c.label}`" + (" **dev-only**" if getattr(c.first, "dev_only", False) else "")
 
 
 def _interval(interval) -> str:
@@ -117,6 +129,26 @@ def answer_cells(a, caveats) -> tuple[list[str], list[list]]:
     return header, lines
 
 
+def _us(value: float | None, signed: bool = False) -> str:
+    return "–" if value is None else f"{value:+,.0f}" if signed else f"{value:,.0f}"
+
+
+def protocol_cells(report) -> tuple[list[str], list[list[str]]]:
+    """Each stack and operation on h1 and on another protocol, side by side (the model's ProtocolCost)."""
+    header = ["stack", "op", "vs", "capacity/s h1", "capacity/s", "ratio", "measured at", "cpu µs/req h1 kept",
+              "cpu µs/req kept", "+TLS µs/req", "cpu µs/req h1 new conn", "cpu µs/req new conn", "+TLS µs/conn"]
+    lines = []
+    for p in report.protocol_costs:
+        b, o = p.base.standing, p.other.standing
+        per_request = _us(p.extra_us_per_request, signed=True) if p.keeps_alive else "– (no keep-alive)"
+        lines.append([f"`{p.entrypoint}`" + (" **dev-only**" if p.dev_only else ""), p.operation, p.other.protocol,
+                      _capacity(b), _capacity(o), "–" if p.capacity_ratio is None else f"{p.capacity_ratio:.2f}x",
+                      _rate(p.common_rate), _us(b.cpu_us), _us(o.cpu_us), per_request,
+                      _us(p.base.close_cpu_us), _us(p.other.close_cpu_us),
+                      _us(p.extra_us_per_connection, signed=True)])
+    return header, lines
+
+
 def curve_cells(report) -> tuple[list[str], list[list[str]]]:
     header = ["stack", "op", "ramp", "step", "offered/s", "sent/s", "achieved/s", "p50 ms", "p90 ms", "p99 ms",
               "p99.9 ms", "errors", "non-2xx", "cpu µs/req", "rss MB", "tool cpu %", "verdict"]
@@ -147,7 +179,8 @@ def context(report) -> list[str]:
         return []
     lines = [f"- capacity SLO: {report.capacities[0].slo.describe()}; open loop with vegeta (a fixed pool of "
              "workers), latency from each request's intended send time"]
-    limit = report.tool_limit
-    lines.append(f"- load tool's own limit: {limit:,.0f}/s held against Go net/http hello; cells above it are void"
-                 if limit else "- load tool's own limit: not measured")
+    limits = report.tool_limits or {"h1": None}
+    for protocol, limit in limits.items():
+        lines.append(f"- load tool's own limit on {protocol}: {limit:,.0f}/s held against Go net/http hello; cells "
+                     "above it are void" if limit else f"- load tool's own limit on {protocol}: not measured")
     return lines

@@ -22,6 +22,7 @@ from bench.plan import RunSpec, Settings
 from bench.schema import Result
 from bench.steps import Steps, Target
 from loadtools.base import ToolMissing
+from harness import protocols
 from harness.entry import EntryFailed, EntryProcess
 from processes.ports import free_port
 from servers.core import catalog
@@ -35,7 +36,7 @@ class Ramper:
         self.steps = steps
         self.settings = settings
         self.slo = Slo.parse(settings.slo)
-        self.limit: float | None = None  # the tool's own limit, once calibrated
+        self.limits: dict[str, float | None] = {}  # the tool's own limit on each protocol, once calibrated
 
     def _vegeta_missing(self, run: RunSpec, target: Target) -> Result | None:
         try:
@@ -44,12 +45,13 @@ class Ramper:
             return self.steps.failed(run, str(exc), target)
         return None
 
-    def calibrate(self) -> list[Result]:
-        """The tool's own limit: a ramp against Go net/http's hello, mode "calibration"."""
+    def calibrate(self, protocol: str = protocols.DEFAULT) -> list[Result]:
+        """The tool's own limit on a protocol: a ramp against Go net/http's hello served so, mode
+        "calibration" (over TLS the tool's handshakes and record crypto cost it CPU too)."""
         entry, ledger, note = catalog.get(CALIBRATION_ENTRY), self.steps.ledger, self.steps.progress.note
-        server = EntryProcess(entry.name, ["--port", str(free_port())], ledger.out / "logs" / "calibration.log",
-                              prefix=ledger.pinning.server_prefix())
-        note(f"measuring the load tool's own limit: a ramp against {entry.name} {CALIBRATION_OP} ...")
+        server = EntryProcess(entry.name, ["--port", str(free_port()), *protocols.get(protocol).server_flags()],
+                              ledger.out / "logs" / f"calibration-{protocol}.log", prefix=ledger.pinning.server_prefix())
+        note(f"measuring the load tool's own limit on {protocol}: a ramp against {entry.name} {CALIBRATION_OP} ...")
         try:
             server.start()
         except (EntryFailed, OSError) as exc:
@@ -58,15 +60,15 @@ class Ramper:
         run = RunSpec(entry=entry, operation=CALIBRATION_OP, path=catalog.OPERATIONS[CALIBRATION_OP],
                       tool="vegeta", connections=0, threads=None, rate=None, keepalive=True,
                       duration_s=self.settings.ramp.step_s, requests=None, repeat=0, repeats=1, workers=None,
-                      mode="capacity")
+                      mode="capacity", protocol=protocol)
         try:
             results = self.ramp(run, Target(server.url, server), mode="calibration")
         finally:
             server.stop()
         held = [r.rate for r in results if r.slo_held and not r.void_reasons and not r.superseded]
-        self.limit = max(held) if held else None
-        if self.limit:
-            note(f"load tool limit: {self.limit:,.0f}/s held against {entry.name} "
+        self.limits[protocol] = limit = max(held) if held else None
+        if limit:
+            note(f"load tool limit on {protocol}: {limit:,.0f}/s held against {entry.name} "
                  f"(steps above it are not run; cells there would be void)")
         return results
 
@@ -78,7 +80,7 @@ class Ramper:
         if missing is not None:
             return [missing]
         results: list[Result] = []
-        limit = None if mode == "calibration" else self.limit
+        limit = None if mode == "calibration" else self.limits.get(run.protocol)
 
         def measure(rate: float, phase: str) -> Outcome:
             result = self.measure(run, target, rate, phase, mode, limit, results)
@@ -126,5 +128,5 @@ class Ramper:
         if missing is not None:
             return [missing]
         results: list[Result] = []
-        self.measure(run, target, run.rate, "cost", "cost", self.limit, results)
+        self.measure(run, target, run.rate, "cost", "cost", self.limits.get(run.protocol), results)
         return results

@@ -33,7 +33,7 @@ def _png(fig) -> bytes:
 
 def label(row: Row, with_op: bool = False, with_load: bool = True) -> str:
     r = row.config
-    text = r.entrypoint
+    text = r.stack
     if with_op:
         text += f" {r.operation}"
     if with_load:

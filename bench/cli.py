@@ -23,6 +23,7 @@ from bench.anatomy_run import write_anatomy
 from bench.progress import Progress
 from bench.runner import Runner
 from harness import browser
+from harness import protocols
 from loadtools import DEFAULT_TOOL, TOOLS, ToolMissing, Unsupported
 from processes.bounded import interrupt
 
@@ -55,6 +56,9 @@ examples:
   ./bench.sh --quick                               every framework, one Go stack, every route, ~3 s runs
   ./bench.sh --servers 'flask_*,sanic' --ops hello,redis-pooled --connections 50,100
   ./bench.sh --servers dev-only --ops json --tool hey --close   keep-alive and client-close passes
+  ./bench.sh capacity --servers sanic,nethttp --ops hello --protocol h1,h1-tls --close
+                                                   each stack on HTTP/1.1 and over TLS: capacity, CPU per request
+                                                   on kept connections and with a connection (a handshake) each
   ./bench.sh --servers falcon_gunicorn --ops hello --tool vegeta --rate 550
   ./bench.sh --preset one-core --repeat 3
   ./bench.sh --target http://127.0.0.1:8080 --servers gin --ops hello,json   (a server started elsewhere)
@@ -101,6 +105,16 @@ def positive_float(text: str) -> float:
     if value <= 0:
         raise argparse.ArgumentTypeError("must be positive")
     return value
+
+
+def protocol_list(text: str) -> list[str]:
+    """--protocol: a comma list of harness.protocols' names, each once, in the order given."""
+    names = list(dict.fromkeys(v.strip() for v in text.split(",") if v.strip()))
+    unknown = [n for n in names if n not in protocols.PROTOCOLS]
+    if not names or unknown:
+        raise argparse.ArgumentTypeError(f"{', '.join(unknown) or repr(text)}: expected a comma list of "
+                                         f"{', '.join(protocols.PROTOCOLS)}")
+    return names
 
 
 def slo_text(text: str) -> str:
@@ -156,6 +170,14 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                       help="add a pass where the CLIENT closes every connection (ab without -k, hey "
                            "-disable-keepalive, vegeta -keepalive=false; wrk cannot), apart from the keep-alive one")
     load.add_argument("--close-only", action="store_true", help="only the client-close pass")
+    load.add_argument("--protocol", dest="protocols", type=protocol_list, metavar="P[,P...]",
+                      help="what the stacks serve and the tool speaks, a list runs each, side by side: "
+                           + "; ".join(f"{p.name} {p.title}" for p in protocols.PROTOCOLS.values())
+                           + f" (default {protocols.DEFAULT}). Over TLS each server terminates it itself with the "
+                           "suite's local certificate (python -m harness.tls; stacks whose server cannot are left "
+                           "out, with the reason); the load tool's own limit is measured on each protocol. With "
+                           "--capacity and --close the cost pass also measures a connection per request, so the "
+                           "report gives TLS's cost per request on a kept connection and per new connection"),
     load.add_argument("--repeat", type=positive_int, metavar="N",
                       help="run each configuration N times; reports show the median and the spread")
     load.add_argument("--warmup", dest="warmup_s", type=float, metavar="S",
@@ -344,6 +366,16 @@ def check_settings(s: planning.Settings, args: argparse.Namespace) -> None:
         raise UsageError("--load-workers and --locust-* are for --tool locust (its distributed mode)")
     if args.remote_target and not args.target:
         raise UsageError("--remote-target goes with --target URL")
+    if args.target and any(protocols.get(p).tls for p in s.protocols):
+        raise UsageError("--target serves what it was started with: give its http:// URL and no TLS --protocol "
+                         "(over TLS the suite starts each server itself, with its own certificate)")
+    if not args.target and not args.capacity:
+        tool = TOOLS[s.tool]
+        missing = [p for p in s.protocols if p not in tool.protocols]
+        if missing:
+            speaking = [name for name, t in TOOLS.items() if set(s.protocols) <= set(t.protocols)]
+            raise UsageError(f"--tool {s.tool} does not speak {', '.join(missing)}; use --tool "
+                             f"{' or '.join(speaking) or '(none speaks them all)'}")
     if args.requests and s.tool not in ("ab", "hey"):
         raise UsageError(f"--requests is for ab and hey; {s.tool} runs for --duration seconds")
     if not s.servers:
@@ -366,7 +398,7 @@ def print_plan(console: Console, p: planning.Plan) -> None:
                   + (f" (preset {s.preset})" if s.preset else "") + (" --quick" if s.quick else ""))
     for group in p.entries:
         ops = list(dict.fromkeys(r.operation for r in group.runs))
-        console.print(escape(f"  {group.entry.name}{' [dev-only]' if group.entry.dev_only else ''}: "
+        console.print(escape(f"  {group.stack}{' [dev-only]' if group.entry.dev_only else ''}: "
                              f"{', '.join(ops)} ({len(group.runs)} runs)"))
         for note in group.notes:
             console.print(escape(f"    note: {note}"))
@@ -376,6 +408,8 @@ def print_plan(console: Console, p: planning.Plan) -> None:
         console.print(f"  backends: {', '.join(p.backends())} (local, seeded with users 1..{s.users})")
     if p.skipped:
         console.print(f"  skipped {len(p.skipped)} entry/operation pairs the catalog does not list")
+    for unserved in p.unserved:
+        console.print(escape(f"  left out: {unserved}"))
 
 
 def cmd_run(args: argparse.Namespace, console: Console) -> int:

@@ -36,9 +36,9 @@ def _errors(row: Row | None) -> str:
 
 
 def _stack(m: Match) -> str:
-    text = stack(m.row.config.entrypoint, m.row.dev_only)
-    if m.a is not None and m.b is not None and m.b.config.entrypoint != m.a.config.entrypoint:
-        text += " → " + stack(m.b.config.entrypoint, m.b.dev_only)
+    text = stack(m.row.config.stack, m.row.dev_only)
+    if m.a is not None and m.b is not None and m.b.config.stack != m.a.config.stack:
+        text += " → " + stack(m.b.config.stack, m.b.dev_only)
     return text
 
 
@@ -71,9 +71,9 @@ def capacity_lines(matches: tuple[CapacityMatch, ...], name_a: str, name_b: str)
     lines = []
     for m in matches:
         s = m.standing
-        text = stack(s.entrypoint, s.dev_only)
-        if m.a is not None and m.b is not None and m.b.entrypoint != m.a.entrypoint:
-            text += " → " + stack(m.b.entrypoint, m.b.dev_only)
+        text = stack(s.capacity.label, s.dev_only)
+        if m.a is not None and m.b is not None and m.b.capacity.label != m.a.capacity.label:
+            text += " → " + stack(m.b.capacity.label, m.b.dev_only)
         lines.append([text, s.capacity.operation, _capacity(m.a), _interval(m.a), _capacity(m.b), _interval(m.b),
                       ratio(m.ratio), _apart(m), _cpu(m.a, m.common_rates[0]), _cpu(m.b, m.common_rates[1]),
                       ratio(m.cost_ratio)])

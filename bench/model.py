@@ -45,6 +45,7 @@ class Config:
     target: str
     preset: str
     mode: str  # "" a fixed load; "capacity"/"calibration" a step of a ramp (Report.capacities)
+    protocol: str = "h1"  # h1, h1-tls (harness.protocols): stacks are ranked within one protocol
 
     @classmethod
     def of(cls, r: Result) -> "Config":
@@ -65,6 +66,14 @@ class Config:
     @property
     def connection(self) -> str:
         return "keep-alive" if self.keepalive else "close"
+
+    @property
+    def stack(self) -> str:
+        """The entry, with its protocol unless plaintext HTTP/1.1 (how tables and charts name a row's stack)."""
+        return self.entrypoint if self.protocol == BASE_PROTOCOL else f"{self.entrypoint} {self.protocol}"
+
+
+BASE_PROTOCOL = "h1"  # what every other protocol is compared with (harness.protocols.DEFAULT)
 
 
 def _median(values) -> float | None:
@@ -188,7 +197,7 @@ def ranked_pairs(closed: list[Row]) -> list[Pair]:
 class Failure:
     """The failed runs of one stack, tool, load and reason: its operations on one line."""
 
-    entrypoint: str
+    entrypoint: str  # the stack: the entry, with its protocol unless plaintext HTTP/1.1
     dev_only: bool
     operations: tuple[str, ...]
     tool: str
@@ -204,7 +213,7 @@ def failures(all_rows: list[Row]) -> list[Failure]:
     for row in all_rows:
         if row.failed:
             c = row.config
-            grouped.setdefault((c.entrypoint, c.tool, c.load, c.connection, "; ".join(row.failures)), []).append(row)
+            grouped.setdefault((c.stack, c.tool, c.load, c.connection, "; ".join(row.failures)), []).append(row)
     return [Failure(entrypoint, group[0].dev_only, tuple(dict.fromkeys(r.config.operation for r in group)),
                     tool, load, conn, sum(r.failed for r in group), sum(r.n for r in group), why)
             for (entrypoint, tool, load, conn, why), group in grouped.items()]
@@ -280,6 +289,12 @@ class Answer:
     common_rate: float | None
     standings: tuple[Standing, ...]  # the ranked by capacity, then the void, then those that held no rate
     links: tuple[Link, ...]  # between neighbours of the ranked
+    protocol: str = BASE_PROTOCOL  # every stack of one answer was measured on this protocol
+
+    @property
+    def key(self) -> str:
+        """The answer's name among a report's: its operation, with its protocol unless plaintext HTTP/1.1."""
+        return self.operation if self.protocol == BASE_PROTOCOL else f"{self.operation} {self.protocol}"
 
     @property
     def ranked(self) -> tuple[Standing, ...]:
@@ -343,15 +358,88 @@ def answer(operation: str, group: list[Capacity], common: float | None,
             suspect_foreign_cpu_pct=suspect.get((c.entrypoint, c.operation))))
     top = [s for s in standings if s.rank is not None]
     links = tuple(Link(a, b, overlap(_span(a.capacity), _span(b.capacity))) for a, b in zip(top, top[1:]))
-    return Answer(operation, group[0].slo.describe(), common, tuple(standings), links)
+    return Answer(operation, group[0].slo.describe(), common, tuple(standings), links, group[0].protocol)
 
 
 def answers(caps: list[Capacity], common_rates: dict[str, float | None],
             foreign: capacity.ForeignLoad | None = None) -> list[Answer]:
-    """One Answer per operation, in the catalog's order of the operations."""
+    """One Answer per operation and protocol (stacks are ranked within a protocol), in the catalog's order
+    of the operations, plaintext HTTP/1.1 first; the common rate is the operation's, every protocol's."""
     groups = capacity.by_operation(caps)
     order = [op for op in catalog.ALL_OPS if op in groups] + sorted(set(groups) - set(catalog.ALL_OPS))
-    return [answer(op, groups[op], common_rates.get(op), foreign) for op in order]
+    out = []
+    for op in order:
+        by_protocol: dict[str, list[Capacity]] = {}
+        for c in sorted(groups[op], key=lambda c: c.protocol != BASE_PROTOCOL):
+            by_protocol.setdefault(c.protocol, []).append(c)
+        out += [answer(op, group, common_rates.get(op), foreign) for group in by_protocol.values()]
+    return out
+
+
+# -- protocols side by side: what TLS costs each stack (and, later, HTTP/2) --------------------------
+@dataclass(frozen=True)
+class OnProtocol:
+    """One stack's figures for one operation on one protocol."""
+
+    protocol: str
+    standing: Standing  # its capacity and its cost at the common rate on kept connections (its answer's)
+    close_cpu_us: float | None  # server CPU µs per request at the common rate, a connection per request (--close)
+
+
+@dataclass(frozen=True)
+class ProtocolCost:
+    """A stack and operation on another protocol against plaintext HTTP/1.1, at one common rate: the
+    capacity ratio, and the server CPU a request costs more on a kept connection (the record layer's
+    crypto, for TLS) and a new connection costs more (its handshake: what the extra of a connection per
+    request exceeds the kept connection's by)."""
+
+    entrypoint: str
+    operation: str
+    common_rate: float | None
+    base: OnProtocol  # h1
+    other: OnProtocol
+    capacity_ratio: float | None  # other / base, where both are ranked (void capacities are lower bounds)
+    extra_us_per_request: float | None  # other's cpu µs/req - base's, kept connections (None: the server keeps none)
+    extra_us_per_connection: float | None  # (other's - base's with a connection per request) - the kept extra
+    # the server keeps connections alive (the catalog's Entry.keepalive; True for a stack it does not know):
+    # one that closes after every response pays a new connection in both passes, so all its extra is per connection
+    keeps_alive: bool = True
+
+    @property
+    def dev_only(self) -> bool:
+        return self.base.standing.dev_only
+
+
+def protocol_costs(all_answers: list[Answer]) -> list[ProtocolCost]:
+    """Each stack and operation measured on plaintext HTTP/1.1 and on another protocol, side by side."""
+    on: dict[tuple[str, str], dict[str, OnProtocol]] = {}
+    for a in all_answers:
+        for s in a.standings:
+            close = s.capacity.close_cost_at(a.common_rate) if a.common_rate else None
+            on.setdefault((s.entrypoint, a.operation), {})[a.protocol] = OnProtocol(a.protocol, s, close)
+    out = []
+    for (entrypoint, operation), sides in on.items():
+        base = sides.get(BASE_PROTOCOL)
+        if base is None:
+            continue
+        for protocol, other in sides.items():
+            if protocol == BASE_PROTOCOL:
+                continue
+            b, o = base.standing, other.standing
+            kept = o.cpu_us - b.cpu_us if o.cpu_us is not None and b.cpu_us is not None and o.cost_rate == b.cost_rate \
+                else None
+            close = (other.close_cpu_us - base.close_cpu_us
+                     if other.close_cpu_us is not None and base.close_cpu_us is not None else None)
+            ranked = b.rank is not None and o.rank is not None and b.value and o.value
+            entry = catalog.BY_NAME.get(entrypoint)
+            keeps_alive = entry.keepalive if entry is not None else True
+            if keeps_alive:
+                per_request, per_connection = kept, close - kept if close is not None and kept is not None else None
+            else:  # both passes open a connection per request: every extra microsecond is the connection's
+                per_request, per_connection = None, kept if kept is not None else close
+            out.append(ProtocolCost(entrypoint, operation, b.cost_rate, base, other,
+                                    o.value / b.value if ranked else None, per_request, per_connection, keeps_alive))
+    return out
 
 
 # -- the session ----------------------------------------------------------------------------------
@@ -433,9 +521,10 @@ class Report:
     # operation every stack held (where the cost per request is compared), the load tool's own limit
     capacities: tuple[Capacity, ...] = ()
     common_rates: dict[str, float | None] = field(default_factory=dict)
-    tool_limit: float | None = None
-    answers: tuple[Answer, ...] = ()  # the report's opening: per operation, the stacks ranked by capacity
+    tool_limits: dict[str, float | None] = field(default_factory=dict)  # the tool's own limit on each protocol
+    answers: tuple[Answer, ...] = ()  # the report's opening: per operation (and protocol), the stacks ranked by capacity
     foreign: capacity.ForeignLoad | None = None  # what other processes took of the machine, and what it cost
+    protocol_costs: tuple[ProtocolCost, ...] = ()  # each stack on h1 and on h1-tls, side by side
 
 
 def build(results: list[Result]) -> Report:
@@ -448,12 +537,13 @@ def build(results: list[Result]) -> Report:
     caps = capacity.capacities([r for r in results if r.loop == "open"])
     common_rates = {op: capacity.common_rate(group) for op, group in capacity.by_operation(caps).items()}
     foreign = capacity.foreign_load([r for r in results if r.loop == "open" or not r.mode])
+    all_answers = answers(caps, common_rates, foreign)
     return Report(session=session(results), rows=tuple(everything), closed=tuple(closed),
                   opened=tuple(r for r in everything if r.config.loop == "open" and r.ok and not r.config.mode),
                   pairs=tuple(ranked_pairs(closed)), route_pairs=tuple(route_pairs(closed)),
                   repeated=any(len(r.rps_values) >= 2 for r in closed), failures=tuple(failures(everything)),
-                  capacities=tuple(caps), tool_limit=capacity.tool_limit(results), common_rates=common_rates,
-                  answers=tuple(answers(caps, common_rates, foreign)), foreign=foreign)
+                  capacities=tuple(caps), tool_limits=capacity.tool_limits(results), common_rates=common_rates,
+                  answers=tuple(all_answers), foreign=foreign, protocol_costs=tuple(protocol_costs(all_answers)))
 
 
 # -- two result sets side by side -----------------------------------------------------------------

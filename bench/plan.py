@@ -1,7 +1,8 @@
 """The benchmark plan: Settings (what the command line or a preset asks for) expanded into runs.
 
-A plan is grouped by entry: its runs are operations x keep-alive/close passes x connection counts
-or rates x repeats. bench/rounds.py orders them: with repeats, in interleaved rounds (a server start
+A plan is grouped by entry and protocol (one server start serves one protocol: harness.protocols): its
+runs are operations x keep-alive/close passes x connection counts or rates x repeats. An entry whose
+server cannot serve a protocol (no TLS of its own) is left out of it, with its spec's reason. bench/rounds.py orders them: with repeats, in interleaved rounds (a server start
 per entry and round) or sequentially (one server start per entry serves all its runs).
 """
 from __future__ import annotations
@@ -12,6 +13,7 @@ from servers.core import catalog
 from servers.core.catalog import Entry
 
 from bench import capacity, defaults
+from harness import protocols as protocol_axis
 from loadtools import DEFAULT_TOOL
 
 DEFAULT_CONNECTIONS = (defaults.CONNECTIONS,)
@@ -46,6 +48,7 @@ class Settings:
     requests: int | None = None
     rates: list[float] = field(default_factory=list)  # vegeta constant rates (open loop)
     keepalive: list[bool] = field(default_factory=lambda: [True])  # the passes: True keep-alive, False close
+    protocols: list[str] = field(default_factory=lambda: [protocol_axis.DEFAULT])  # h1, h1-tls (harness.protocols)
     repeat: int = defaults.REPEATS
     rounds_order: str = "interleaved"  # how repeats run: bench/rounds.py
     noise_probe: bool = True  # time a fixed reference load before and after each run: bench/noise.py
@@ -94,6 +97,7 @@ class RunSpec:
     repeats: int
     workers: int | None
     mode: str = ""  # "capacity": a ramp to the rate held within the SLO (bench/capacity.py)
+    protocol: str = protocol_axis.DEFAULT  # what the server is started to serve and the tool speaks
 
     @property
     def loop(self) -> str:
@@ -102,20 +106,26 @@ class RunSpec:
     @property
     def group(self) -> tuple:
         """Runs of one group differ only by repeat: they share one warm-up."""
-        return (self.entry.name, self.operation, self.keepalive, self.connections, self.rate, self.mode)
+        return (self.entry.name, self.protocol, self.operation, self.keepalive, self.connections, self.rate, self.mode)
+
+    @property
+    def stack(self) -> str:
+        """The entry, with its protocol unless plaintext HTTP/1.1."""
+        return self.entry.name if self.protocol == protocol_axis.DEFAULT else f"{self.entry.name} {self.protocol}"
 
     def describe(self) -> str:
         if self.mode == "cost":
-            return f"{self.entry.name} {self.operation} cost at the common rate {self.rate:,.0f}/s"
+            conn = "" if self.keepalive else ", a connection per request"
+            return f"{self.stack} {self.operation} cost at the common rate {self.rate:,.0f}/s{conn}"
         if self.mode:
             rep = f" #{self.repeat + 1}/{self.repeats}" if self.repeats > 1 else ""
-            return f"{self.entry.name} {self.operation} {self.mode} ramp{rep}"
+            return f"{self.stack} {self.operation} {self.mode} ramp{rep}"
         load = f"rate={self.rate:g}/s" if self.rate else f"c={self.connections}"
         if self.threads and self.tool == "wrk":
             load += f" t={self.threads}"
         conn = "keep-alive" if self.keepalive else "close"
         rep = f" #{self.repeat + 1}/{self.repeats}" if self.repeats > 1 else ""
-        return f"{self.entry.name} {self.operation} {self.tool} {load} {conn}{rep}"
+        return f"{self.stack} {self.operation} {self.tool} {load} {conn}{rep}"
 
 
 @dataclass
@@ -124,6 +134,11 @@ class EntryPlan:
     workers: int | None  # the --workers flag to pass (None: the catalog default)
     runs: list[RunSpec]
     notes: list[str] = field(default_factory=list)
+    protocol: str = protocol_axis.DEFAULT  # the protocol its server is started with
+
+    @property
+    def stack(self) -> str:
+        return self.runs[0].stack if self.runs else self.entry.name
 
 
 @dataclass
@@ -131,6 +146,7 @@ class Plan:
     settings: Settings
     entries: list[EntryPlan]
     skipped: list[str] = field(default_factory=list)  # "entry op: why" for combinations not run
+    unserved: list[str] = field(default_factory=list)  # "entry protocol: why" for a protocol its server cannot serve
 
     @property
     def runs(self) -> list[RunSpec]:
@@ -152,10 +168,13 @@ class Plan:
         load = sum((ramp_s if run.mode else run.duration_s) + RUN_OVERHEAD_S + probe for run in self.runs)
         if any(run.mode for run in self.runs):
             load += ramp_s * 1.5 + START_OVERHEAD_S  # the tool's own limit, against a trivial server
-            # the cost pass: each stack started again, one step per operation at the common rate
+            load += (len(s.protocols) - 1) * ramp_s * 1.5  # the tool's limit on each protocol
+            # the cost pass: each stack started again, one step per operation (and connection pass) at the
+            # common rate
             costs = [run for run in self.runs if run.mode and run.repeat == 0]
-            load += len(costs) * (min(s.ramp.max_step_s, 2 * s.ramp.step_s) + s.ramp.warmup_s + capacity.STEP_OVERHEAD_S)
-            load += len({run.entry.name for run in costs}) * START_OVERHEAD_S
+            load += len(costs) * len(set(s.keepalive) | {True}) * (
+                s.ramp.cost_max_s / 2 + s.ramp.warmup_s + capacity.STEP_OVERHEAD_S)
+            load += len({(run.entry.name, run.protocol) for run in costs}) * START_OVERHEAD_S
         warmup = rounds * len({run.group for run in self.runs if not run.mode}) * (s.warmup_s + RUN_OVERHEAD_S)
         starts = 0.0 if s.target else rounds * len(self.entries) * START_OVERHEAD_S
         return load + warmup + starts + (BACKENDS_OVERHEAD_S if self.backends() else 0.0)
@@ -195,7 +214,10 @@ def build(settings: Settings, entries: list[Entry] | None = None) -> Plan:
         loads = [(0, rate) for rate in settings.rates]
     else:
         loads = [(c, None) for c in settings.connections]
-    for entry in entries:
+    for entry, protocol in ((e, p) for e in entries for p in settings.protocols):
+        if why := protocol_axis.get(protocol).unsupported(entry):
+            plan.unserved.append(f"{entry.name} {protocol}: {why}")
+            continue
         notes: list[str] = []
         workers = _workers(entry, settings.workers, notes)
         runs = []
@@ -212,14 +234,14 @@ def build(settings: Settings, entries: list[Entry] | None = None) -> Plan:
                             entry=entry, operation=op, path=catalog.OPERATIONS[op], tool=settings.tool,
                             connections=connections, threads=settings.threads, rate=rate,
                             keepalive=keepalive, duration_s=settings.duration_s, requests=settings.requests,
-                            repeat=repeat, repeats=settings.repeat, workers=workers))
+                            repeat=repeat, repeats=settings.repeat, workers=workers, protocol=protocol))
         for op in settings.capacity_ops:
             if op in entry.ops and op in settings.ops:
                 runs += [RunSpec(entry=entry, operation=op, path=catalog.OPERATIONS[op], tool="vegeta",
                                  connections=0, threads=None, rate=None, keepalive=True,
                                  duration_s=settings.ramp.step_s, requests=None, repeat=repeat,
-                                 repeats=settings.repeat, workers=workers, mode="capacity")
+                                 repeats=settings.repeat, workers=workers, mode="capacity", protocol=protocol)
                          for repeat in range(settings.repeat)]
         if runs:
-            plan.entries.append(EntryPlan(entry, workers, runs, notes))
+            plan.entries.append(EntryPlan(entry, workers, runs, notes, protocol))
     return plan

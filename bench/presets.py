@@ -36,6 +36,7 @@ class Preset:
     notes: tuple[str, ...] = field(default_factory=tuple)
     repeats: int = 3  # the repeats its comparison needs to be read with an interval (see the docstring)
     capacity: bool = False  # capacity ramps of every operation instead of fixed loads (bench/capacity.py)
+    protocols: tuple[str, ...] = ("h1",)  # harness.protocols: each stack on each, side by side
 
     def settings(self, quick: bool = False, **overrides) -> Settings:
         s = Settings(
@@ -43,7 +44,7 @@ class Preset:
             ops=selection.select_ops(self.ops), tool=self.tool, connections=list(self.connections),
             threads=self.threads, duration_s=self.duration_s, requests=self.requests, rates=list(self.rates),
             keepalive=list(self.keepalive), workers=self.workers, server_cores=self.server_cores,
-            pin=self.pin, preset=self.name, repeat=self.repeats)
+            pin=self.pin, preset=self.name, repeat=self.repeats, protocols=list(self.protocols))
         if self.capacity:
             s.capacity_only, s.capacity_ops = True, list(s.ops)
         s = replace(s, **overrides)
@@ -54,10 +55,12 @@ class Preset:
         return f"{len(plan.runs)} runs, about {format_duration(plan.estimate_s())}"
 
     def command_line(self) -> str:
+        protocols = "" if self.protocols == ("h1",) else f" --protocol {','.join(self.protocols)}"
         if self.capacity:
             placed = f" --server-cores {self.server_cores}" if self.server_cores else ""
             placed += "" if self.pin else " --no-pin"
-            return f"--capacity --servers {self.servers} --ops {self.ops}{placed} --repeat {self.repeats}"
+            placed += " --close" if self.keepalive == (True, False) else ""
+            return f"--capacity --servers {self.servers} --ops {self.ops}{protocols}{placed} --repeat {self.repeats}"
         parts = [f"--servers {self.servers}", f"--ops {self.ops}", f"--tool {self.tool}"]
         if self.rates:
             parts.append("--rate " + ",".join(f"{r:g}" for r in self.rates))
@@ -77,8 +80,13 @@ class Preset:
             parts.append(f"--server-cores {self.server_cores}")
         if self.repeats > 1:
             parts.append(f"--repeat {self.repeats}")
-        return " ".join(parts)
+        return " ".join(parts) + protocols
 
+
+# One stack per server that terminates TLS (the waitress and wsgiref entries cannot), Go beside: the
+# TLS comparison's stacks (docs/servers/*.md, "TLS").
+TLS_STACKS = ("flask_gevent,flask_gunicorn,flask_gunicorn_gthread,flask_gunicorn_gevent,tornado,twisted,flask_threaded,"
+              "starlette_granian,starlette_hypercorn,starlette_uvicorn,flask_uwsgi,sanic,stdlib_threaded,nethttp,fasthttp")
 
 # The free-threading comparison's stacks: each thread server on the GIL build beside its _ft variant, and
 # gunicorn's sync workers as the processes baseline (docs/free-threading.md).
@@ -141,6 +149,14 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
                    "tornado,nethttp", ops="hello,json,redis-pooled", tool="vegeta", capacity=True, repeats=3,
            notes=("open-loop ramps: 5 s steps after a 1 s warm-up, a ladder x2 from 250/s, a failing step "
                   "measured twice, bisection to 10 %; the load tool's own limit is measured first",)),
+    Preset("tls-cost", "what TLS costs each server: one stack per server in plaintext HTTP/1.1 and over TLS "
+                       "terminated by the server itself, capacity and CPU per request on kept connections and "
+                       "with a connection (a handshake) per request",
+           servers=TLS_STACKS, ops="hello", tool="vegeta", capacity=True, keepalive=(True, False),
+           protocols=("h1", "h1-tls"), repeats=3,
+           notes=("the report's side-by-side table gives, per stack, +TLS µs per request on a kept connection "
+                  "and per new connection beyond it (the handshake), at one common rate for both protocols",
+                  "the load tool's own limit is measured on each protocol (TLS costs vegeta too)")),
     *(Preset(f"free-threaded-{cores}core", f"each stack on the GIL build and on free-threaded CPython 3.13t "
                                            f"(<entry>_ft), threads against processes, the server on {cores} "
                                            f"core{'s' if cores > 1 else ''}: capacity, CPU per request, memory",

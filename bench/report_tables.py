@@ -79,7 +79,7 @@ def stack(name: str, dev_only: bool) -> str:
 
 
 def row_stack(row: Row) -> str:
-    return stack(row.config.entrypoint, row.dev_only)
+    return stack(row.config.stack, row.dev_only)
 
 
 def errors_cell(row: Row) -> str:
@@ -162,15 +162,18 @@ def failure_cells(failures: tuple[Failure, ...]) -> tuple[list[str], list[list[s
 def opening(report: Report) -> list[Section]:
     """The answer, first: per operation, the stacks ranked by capacity within the SLO, said in a few
     sentences, then the table (its caveats collapsed by each stack's row)."""
-    return [Section("answer", f"{a.operation}: capacity within {a.slo}", "",
+    return [Section("answer", f"{a.key}: capacity within {a.slo}", "",
                     *capacity_report.answer_cells(a, caveats_cell), verdict=tuple(capacity_report.verdict(a)),
-                    operation=a.operation)
+                    operation=a.key)
             for a in report.answers]
 
 
 def sections(report: Report) -> list[Section]:
     """What follows the answer and the session's facts: the curves, the closed and open-loop rows."""
     out = []
+    if report.protocol_costs:
+        out.append(Section("protocols", "Each stack on HTTP/1.1 and over TLS: what TLS costs it",
+                           capacity_report.PROTOCOLS_NOTE, *capacity_report.protocol_cells(report)))
     if report.capacities:
         out.append(Section("curves", "Latency against throughput: every step of the ramps", capacity_report.NOTE,
                            *capacity_report.curve_cells(report)))

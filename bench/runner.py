@@ -19,7 +19,7 @@ from bench.plan import Plan, RunSpec
 from bench.progress import Progress
 from bench.schema import Result
 from bench.steps import Ledger, Steps, Target, fixed_id, load_spec
-from harness import machine, pinning
+from harness import machine, pinning, protocols
 from harness.backends import BackendsFailed, BackendSession
 from harness.entry import EntryFailed, EntryProcess
 from loadtools import get as get_tool
@@ -42,7 +42,7 @@ class Runner:
         self.tool.binary()
         for run in self.plan.runs:
             if run.mode:
-                OpenLoop().vegeta.binary()
+                OpenLoop().vegeta.check(load_spec(self.settings, run, "http://127.0.0.1:1", "check", self.out / "work"))
             else:
                 self.tool.check(load_spec(self.settings, run, "http://127.0.0.1:1", "check", self.out / "work"))
 
@@ -83,8 +83,8 @@ class Runner:
             steps = Steps(s, ledger, self.progress, probe=probe, ceilings=Ceilings(urls, s.users, self.progress.note),
                           backend_urls=urls, backend_pids=session.pids)
             ramper = Ramper(steps, s)
-            if any(run.mode for run in self.plan.runs):
-                ramper.calibrate()
+            for protocol in dict.fromkeys(run.protocol for run in self.plan.runs if run.mode):
+                ramper.calibrate(protocol)  # the tool's own limit on each protocol (TLS costs the tool too)
             for stint in rounds.schedule(self.plan):
                 group, runs = stint.group, stint.runs
                 if backend_failure:  # recorded as failed; the entry still runs its other routes
@@ -93,7 +93,8 @@ class Runner:
                             steps.failed(run, backend_failure, Target("", notes=group.notes))
                     runs = [r for r in runs if not catalog.backend_of(r.operation)]
                 if runs:
-                    self.run_entry(steps, ramper, group.entry, group.workers, runs, session, group.notes)
+                    self.run_entry(steps, ramper, group.entry, group.workers, runs, session, group.notes,
+                                   group.protocol)
             self.cost_pass(steps, ramper, session)
             foreign = capacity.foreign_load(ledger.results)
             if foreign is not None:
@@ -107,33 +108,38 @@ class Runner:
 
     def cost_pass(self, steps: Steps, ramper: Ramper, session: BackendSession) -> None:
         """After every ramp: each stack once more at its operation's common rate (capacity.common_rate,
-        known only now), one step each, so that their CPU per request is compared at one rate."""
+        known only now: one rate for every stack and protocol of the operation), one step each, so that
+        their CPU per request is compared at one rate; with --close (or --close-only) a second step there
+        with a connection per request (the handshake of each new connection, over TLS)."""
         rates = {op: capacity.common_rate(group)
                  for op, group in capacity.by_operation(capacity.capacities(steps.ledger.results)).items()}
+        passes = [True] + [False] * (False in self.settings.keepalive)
         stacks: dict[tuple, list[RunSpec]] = {}
         for run in self.plan.runs:
             if run.mode == "capacity" and run.repeat == 0 and rates.get(run.operation):
-                cost = replace(run, mode="cost", rate=rates[run.operation])
-                stacks.setdefault((run.entry.name, run.workers), []).append(cost)
+                stacks.setdefault((run.entry.name, run.workers, run.protocol), []).extend(
+                    replace(run, mode="cost", rate=rates[run.operation], keepalive=keepalive) for keepalive in passes)
         if stacks:
             self.progress.note("cost per request at the common rate: "
-                               + ", ".join(f"{op} {rate:,.0f}/s" for op, rate in rates.items() if rate))
+                               + ", ".join(f"{op} {rate:,.0f}/s" for op, rate in rates.items() if rate)
+                               + ("; kept connections and a connection per request" if len(passes) > 1 else ""))
         for runs in stacks.values():
-            self.run_entry(steps, ramper, runs[0].entry, runs[0].workers, runs, session, [])
+            self.run_entry(steps, ramper, runs[0].entry, runs[0].workers, runs, session, [], runs[0].protocol)
 
     def run_entry(self, steps: Steps, ramper: Ramper, entry, workers: int | None, runs: list[RunSpec],
-                  session: BackendSession, notes: list[str]) -> None:
+                  session: BackendSession, notes: list[str], protocol: str = protocols.DEFAULT) -> None:
         s = self.settings
         server: EntryProcess | None = None
         target = Target(s.target.rstrip("/"), None, notes)
         try:
             if not s.target:
-                args = ["--port", str(free_port()), *session.server_flags()]
+                args = ["--port", str(free_port()), *session.server_flags(), *protocols.get(protocol).server_flags()]
                 if workers is not None:
                     args += ["--workers", str(workers)]
                 server = EntryProcess(entry.name, args, self.out / "logs" / f"{entry.name}.log",
                                       prefix=steps.ledger.pinning.server_prefix())
-                self.progress.note(f"starting {entry.name} ...")
+                self.progress.note(f"starting {entry.name}" + (f" ({protocol})" if protocol != protocols.DEFAULT
+                                                                  else "") + " ...")
                 try:
                     server.start()
                 except (EntryFailed, OSError) as exc:

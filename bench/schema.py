@@ -47,6 +47,11 @@ class Result:
     rate: float | None = None  # offered requests/s of an open-loop run
     loop: str = "closed"  # "closed" (N connections, each waits for its answer) or "open" (constant rate)
     keepalive: bool = True
+    # the protocol (harness.protocols): "h1" HTTP/1.1 in plaintext (every file written before the axis), "h1-tls"
+    # HTTP/1.1 over TLS terminated by the stack's server; over TLS, whether the load tool verified the
+    # server's certificate against the suite's CA (loadtools: Tool.certificate says why not), else None
+    protocol: str = "h1"
+    tls_verified: bool | None = None
     duration_s: float = 0.0
     requests_target: int | None = None
     # what was measured

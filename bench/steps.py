@@ -22,7 +22,7 @@ from bench.plan import RunSpec, Settings
 from bench.progress import Progress
 from bench.sampler import TreeSampler
 from bench.schema import Result
-from harness import pinning, versions
+from harness import pinning, protocols, versions
 from harness.entry import EntryProcess
 from loadtools import LoadSpec, Tool
 from loadtools import get as get_tool
@@ -48,7 +48,7 @@ def load_spec(settings: Settings, run: RunSpec, base_url: str, stem: str, workdi
         base_url=base_url, path=run.path, connections=run.connections or 1, threads=run.threads,
         duration_s=run.duration_s if duration_s is None else duration_s,
         requests=run.requests if requests == -1 else requests, rate=run.rate, keepalive=run.keepalive,
-        timeout_s=s.timeout_s, users=s.users, fixed_id=fixed_id(run.entry.name, run.operation, s.users),
+        protocol=run.protocol, ca_file=protocols.get(run.protocol).ca_file(), timeout_s=s.timeout_s, users=s.users, fixed_id=fixed_id(run.entry.name, run.operation, s.users),
         workdir=workdir, stem=stem, load_workers=s.load_workers,
         remote_workers=s.remote_workers, master_bind=s.master_bind)
 
@@ -109,7 +109,8 @@ class Steps:
             workers=server.workers if server is not None and server.workers is not None else run.workers,
             operation=run.operation, path=run.path, tool=run.tool, tool_version=ledger.tool_version,
             connections=run.connections if not run.rate else None,
-            threads=threads, rate=run.rate, loop=run.loop, keepalive=run.keepalive,
+            threads=threads, rate=run.rate, loop=run.loop, keepalive=run.keepalive, protocol=run.protocol,
+            tls_verified=tool.verifies_certificate if protocols.get(run.protocol).tls else None,
             duration_s=run.duration_s, requests_target=run.requests, target=s.target,
             pinning=ledger.pinning.as_dict(), machine=ledger.machine,
             backends=hosts.backends_of(run.operation, self.backend_urls),
@@ -162,7 +163,7 @@ class Steps:
         """One run of the chosen tool as planned (closed loop, or vegeta at --rate); not yet recorded."""
         ledger, base_url = self.ledger, target.base_url
         result = self._begin(run, run.describe(), target)
-        stem = f"{ledger.index:03d}-{run.entry.name}-{run.operation}-{run.tool}-" \
+        stem = f"{ledger.index:03d}-{run.entry.name}-{run.protocol}-{run.operation}-{run.tool}-" \
                f"{'r%g' % run.rate if run.rate else 'c%d' % run.connections}-" \
                f"{'ka' if run.keepalive else 'close'}-{run.repeat + 1}"
         spec = load_spec(self.settings, run, base_url, stem, ledger.out / "work")
@@ -203,10 +204,12 @@ class Steps:
         SLO's verdict in slo_held, void_reasons when the tool (or its limit) was the bound. Not yet
         recorded."""
         ramp, ledger, base_url = self.settings.ramp, self.ledger, target.base_url
-        result = self._begin(run, f"{run.entry.name} {run.operation} {mode} {phase} {rate:,.0f}/s", target)
-        seconds = ramp.step_seconds(rate, slo)
+        conn = "" if run.keepalive else " close"
+        result = self._begin(run, f"{run.stack} {run.operation} {mode} {phase} {rate:,.0f}/s{conn}", target)
+        seconds = ramp.cost_seconds(rate, slo) if mode == "cost" else ramp.step_seconds(rate, slo)
         duration = seconds + ramp.warmup_s
-        stem = f"{ledger.index:03d}-{run.entry.name}-{run.operation}-{mode}-r{rate:g}-{run.repeat + 1}" + \
+        stem = f"{ledger.index:03d}-{run.entry.name}-{run.protocol}-{run.operation}-{mode}-r{rate:g}-" \
+               f"{'ka' if run.keepalive else 'close'}-{run.repeat + 1}" + \
                (f"-again{rerun}" if rerun else "")
         spec = load_spec(self.settings, run, base_url, stem, ledger.out / "work", duration_s=duration, requests=None)
         argv = [*ledger.pinning.tool_prefix(), *self.openloop.command(spec, rate, duration)]
@@ -214,6 +217,8 @@ class Steps:
         result.connections, result.duration_s = None, round(seconds, 3)
         result.slo = slo.as_dict()
         result.tool, result.tool_version = "vegeta", self.vegeta_version()
+        if result.tls_verified is not None:
+            result.tls_verified = self.openloop.vegeta.verifies_certificate
         result.url = base_url + run.path
         result.ids = self.openloop.vegeta.ids(spec)
         watch = self._watch(target, sample_connections=False)

@@ -10,6 +10,7 @@ import json
 import random
 from urllib.parse import urlsplit
 
+from harness import tls
 from servers.apps import contract
 from servers.core import catalog
 
@@ -22,8 +23,13 @@ class ContractError(AssertionError):
 
 
 def fetch(base_url: str, path: str, keepalive: bool = True) -> tuple[int, dict[str, str], bytes]:
+    """One request; to an https:// URL over TLS, verifying the certificate against the suite's CA (harness.tls)."""
     parts = urlsplit(base_url)
-    conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=TIMEOUT)
+    if parts.scheme == "https":
+        conn = http.client.HTTPSConnection(parts.hostname, parts.port or 443, timeout=TIMEOUT,
+                                           context=tls.ensure().client_context())
+    else:
+        conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=TIMEOUT)
     try:
         conn.request("GET", path, headers={} if keepalive else {"Connection": "close"})
         resp = conn.getresponse()

@@ -25,6 +25,8 @@ class Ab(Tool):
     name = "ab"
     binary_name = "ab"
     install = "apt-get install apache2-utils"
+    protocols = ("h1", "h1-tls")  # https:// URLs (Debian's ab is built with OpenSSL)
+    certificate = "not verified: ab does not verify the server's certificate"
 
     def version(self) -> str:
         text = run_version([self.binary(), "-V"])

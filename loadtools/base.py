@@ -32,6 +32,10 @@ class LoadSpec:
     requests: int | None = None  # ab (and hey): a request count instead of a duration
     rate: float | None = None  # vegeta: constant request rate (open loop)
     keepalive: bool = True
+    # harness.protocols: h1 (plaintext) or h1-tls (base_url is https://, the server's certificate signed by
+    # ca_file, the suite's local CA, which the tools that verify certificates are given)
+    protocol: str = "h1"
+    ca_file: str = ""
     timeout_s: float = defaults.TIMEOUT_S
     users: int = defaults.USERS  # ids are drawn over 1..users
     fixed_id: int = 1  # the id of tools that send one URL only
@@ -61,6 +65,9 @@ class Tool:
     binary_name = ""
     install = ""
     random_ids = False  # True when the tool draws a new id per request
+    protocols: tuple[str, ...] = ("h1",)  # the protocols it speaks (harness.protocols)
+    # over TLS: how it treats the server's certificate ("verified" against the suite's CA, or why not)
+    certificate = ""
     supports_close = True
     supports_rate = False
     supports_closed_loop = True
@@ -86,6 +93,12 @@ class Tool:
             raise Unsupported(f"{self.name} needs --rate")
         if spec.connections < 1:
             raise Unsupported("--connections must be at least 1")
+        if spec.protocol not in self.protocols:
+            raise Unsupported(f"{self.name} does not speak {spec.protocol} here (it speaks {', '.join(self.protocols)})")
+
+    @property
+    def verifies_certificate(self) -> bool:
+        return self.certificate == "verified"
 
     def ids(self, spec: LoadSpec) -> str:
         if not spec.has_id:

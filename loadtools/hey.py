@@ -18,6 +18,11 @@ class Hey(Tool):
     name = "hey"
     binary_name = "hey"
     install = "apt-get install hey"
+    # https:// URLs; HTTP/1.1 unless -h2, which is not given. hey 0.1.4 sends the request's Host, port included,
+    # as its TLS server name: rustls (granian) refuses that ClientHello (illegal_parameter), so against granian
+    # over TLS every request is an error; OpenSSL and Go servers ignore it.
+    protocols = ("h1", "h1-tls")
+    certificate = "not verified: hey skips verification (InsecureSkipVerify) and has no option for a CA"
 
     def version(self) -> str:
         # hey has no --version; Debian's package version is the best there is.

@@ -33,12 +33,19 @@ def targets(spec: LoadSpec, seed: int = 0) -> str:
     return "".join(f"GET {spec.base_url}{spec.path.replace('{id}', str(i))}\n" for i in ids)
 
 
+def tls_flags(spec: LoadSpec) -> list[str]:
+    """Over TLS vegeta verifies the server's certificate against the suite's CA, as a client would."""
+    return [f"-root-certs={spec.ca_file}"] if spec.ca_file else []
+
+
 class Vegeta(Tool):
     name = "vegeta"
     binary_name = "vegeta"
     install = "go install github.com/tsenart/vegeta/v12@v12.13.0 (lands in $(go env GOPATH)/bin)"
     random_ids = True
     supports_rate = True
+    protocols = ("h1", "h1-tls")  # -http2=false: HTTP/1.1 over TLS too
+    certificate = "verified"  # against the suite's CA (-root-certs)
 
     def version(self) -> str:
         binary = self.binary()
@@ -60,7 +67,8 @@ class Vegeta(Tool):
         target_file.write_text(targets(spec))
         argv = [self.binary(), "attack", f"-targets={target_file}", f"-output={spec.file('.bin')}",
                 f"-duration={max(1, math.ceil(spec.duration_s))}s", f"-timeout={max(1, math.ceil(spec.timeout_s))}s",
-                f"-keepalive={'true' if spec.keepalive else 'false'}", "-max-body=0", "-http2=false"]
+                f"-keepalive={'true' if spec.keepalive else 'false'}", "-max-body=0", "-http2=false",
+                *tls_flags(spec)]
         if spec.rate:
             argv.append(f"-rate={max(1, round(spec.rate))}/1s")
         else:  # closed loop: as fast as N workers go, each waiting for its answer

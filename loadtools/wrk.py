@@ -67,6 +67,8 @@ class Wrk(Tool):
     binary_name = "wrk"
     install = "apt-get install wrk"
     random_ids = True
+    protocols = ("h1", "h1-tls")  # https:// URLs: wrk's own OpenSSL client, HTTP/1.1 (no ALPN)
+    certificate = "not verified: wrk has no option to verify the server's certificate"
     supports_close = False
 
     def version(self) -> str:

@@ -4,12 +4,18 @@ As `hypercorn --workers N --worker-class uvloop` runs it: the supervisor binds a
 processes on the shared socket; each runs a uvloop event loop and parses HTTP/1.1 with h11, or
 HTTP/2 with h2 when the connection opens with its preface or asks to upgrade (h2c, on the same
 port). Keep-alive 5 s (Hypercorn's default), backlog 1024, no access log. A worker that dies is not
-replaced: the supervisor stops the others and the server exits 1. SIGTERM: the workers drain for up
-to 3 s, then the supervisor terminates them.
+replaced: the supervisor stops the others and the server exits 1. SIGTERM: each worker stops
+accepting and drains for up to 3 s, but the supervisor waits only for the first to exit and
+terminates the others, dropping their requests in flight.
 
 The app is servers.apps.bare_asgi_app: a plain ASGI application callable (lifespan; hello and json
 only), the server alone plus the reflection route (/reflect answers with the method, target,
 version, header fields and body the server handed the app).
+
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in each worker's event-loop thread:
+uvloop's TLS protocol (uvloop/sslproto.pyx, Cython) drives an ssl.SSLObject over memory buffers, the
+handshake included, before h11 sees a byte; Hypercorn offers h2 and http/1.1 by ALPN
+(Config.alpn_protocols); through Hypercorn's certfile and keyfile (--certfile, --keyfile).
 
 Caveat: HTTP/1.1 (smuggling-relevant): Hypercorn (h11) keeps the connection after a request with
 both Content-Length and Transfer-Encoding, accepts a bare CR and NUL in a chunk extension, serves

@@ -10,6 +10,11 @@ The app is servers.apps.bare_asgi_app: a plain ASGI application callable (lifesp
 only), the server alone plus the reflection route (/reflect answers with the method, target,
 version, header fields and body the server handed the app).
 
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in each worker's event-loop thread:
+uvloop's TLS protocol (uvloop/sslproto.pyx, Cython) drives an ssl.SSLObject over memory buffers, the
+handshake included, before httptools sees a byte; through uvicorn's ssl_certfile and ssl_keyfile
+(--ssl-certfile, --ssl-keyfile).
+
 Caveat: uvicorn's httptools protocol answers a valid request followed in the same read by invalid
 bytes with a 400 alone: the valid request is dropped unanswered.
 

@@ -12,6 +12,11 @@ The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only
 plus the reflection route (/reflect answers with the method, target, version, header fields and body
 the server handed the app).
 
+HTTPS (--certfile, --keyfile): rustls (Rust, ring's crypto), in each worker's Rust runtime (its
+tokio threads, beside hyper's HTTP parsing), without the GIL: the Python threads see plaintext
+requests only; granian's minimum is TLS 1.3 (ssl_protocol_min); through granian's ssl_cert and
+ssl_key (--ssl-certificate, --ssl-keyfile).
+
 Caveat: each worker listens on its own SO_REUSEPORT socket: when one dies, the connections queued on
 its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1).
 

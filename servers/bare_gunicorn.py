@@ -8,6 +8,12 @@ The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only
 plus the reflection route (/reflect answers with the method, target, version, header fields and body
 the server handed the app).
 
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in each worker process, on its one
+thread: each accepted connection is wrapped in an ssl.SSLSocket made from a new SSLContext for every
+connection (gunicorn/sock.py ssl_wrap_socket: create_default_context and the certificate files
+loaded again), and handshakes on the first read of the request (gunicorn/workers/sync.py); through
+gunicorn's certfile and keyfile settings (--certfile, --keyfile).
+
 Caveat: a slow client holds a whole sync worker: deploy behind a buffering proxy, as gunicorn's docs
 say.
 

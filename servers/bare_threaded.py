@@ -7,6 +7,11 @@ The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only
 plus the reflection route (/reflect answers with the method, target, version, header fields and body
 the server handed the app).
 
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in the one thread that accepts: the
+listening socket is an ssl.SSLSocket, whose accept() handshakes each new connection before its
+thread or child starts, one connection at a time and with no timeout (a client that connects and
+stays silent holds every other one); through make_server's ssl_context (a (certfile, keyfile) pair).
+
 Not for production: werkzeug dev server: not hardened, unbounded threads.
 
 Caveat: HTTP/1.1: CPython's http.server parser takes a bare CR for a line end, accepts invalid field

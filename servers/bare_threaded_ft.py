@@ -12,6 +12,11 @@ On free-threaded CPython 3.13t (.venv-ft): each connection's thread runs Python 
 the others; the one thread that accepts stays one at a time. Every request first checks that the GIL
 is still off (servers/core/gil_guard.py).
 
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in the one thread that accepts: the
+listening socket is an ssl.SSLSocket, whose accept() handshakes each new connection before its
+thread or child starts, one connection at a time and with no timeout (a client that connects and
+stays silent holds every other one); through make_server's ssl_context (a (certfile, keyfile) pair).
+
 Not for production: werkzeug dev server: not hardened, unbounded threads.
 
 Caveat: HTTP/1.1: CPython's http.server parser takes a bare CR for a line end, accepts invalid field

@@ -8,6 +8,11 @@ The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only
 plus the reflection route (/reflect answers with the method, target, version, header fields and body
 the server handed the app).
 
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), on each process's event-loop thread:
+tornado's SSLIOStream drives a non-blocking ssl.SSLSocket, the handshake included, before
+HTTP1Connection reads the request (tornado/iostream.py); through HTTPServer's ssl_options (an
+SSLContext).
+
 Caveat: HTTP/1.1: tornado refuses valid chunk extensions and trailers (400) and routes an absolute-
 form target as a path (404), hands `GET *` and the authority-form to the app, keeps an HTTP/1.0
 keep-alive connection after a chunked body [no-close, refuse-shape, over-strict].

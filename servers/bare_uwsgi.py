@@ -11,6 +11,10 @@ The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only
 plus the reflection route (/reflect answers with the method, target, version, header fields and body
 the server handed the app).
 
+HTTPS (--certfile, --keyfile): OpenSSL, from uWSGI's C core, in each worker process, in C on the
+thread that takes the request, before the Python app is called: every worker speaks HTTPS itself (no
+router process in front); through --https-socket ADDR,CERT,KEY (instead of --http-socket).
+
 Caveat: a slow client holds a whole worker (--http-socket reads the request in the worker): deploy
 behind nginx with the uwsgi protocol, as uWSGI's docs say.
 

@@ -9,6 +9,9 @@ The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only
 plus the reflection route (/reflect answers with the method, target, version, header fields and body
 the server handed the app).
 
+No HTTPS: waitress has no TLS: its docs say it "does not natively support TLS" and put it behind a
+reverse proxy that terminates it (docs/reverse-proxy.rst); --certfile and --keyfile are refused.
+
 Caveat: HTTP/1.1 (smuggling-relevant): waitress keeps the connection after Content-Length with
 Transfer-Encoding, ignores an empty Transfer-Encoding, honours Transfer-Encoding on HTTP/1.1 only
 (an HTTP/1.0 keep-alive request with Transfer-Encoding and Content-Length is framed by the latter: a

@@ -7,6 +7,10 @@ The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only
 plus the reflection route (/reflect answers with the method, target, version, header fields and body
 the server handed the app).
 
+No HTTPS: wsgiref.simple_server has no TLS: make_server and its WSGIServer take no SSL context and
+its docs show none (the reference WSGI server, not a deployment); --certfile and --keyfile are
+refused.
+
 Not for production: wsgiref: single-threaded, HTTP/1.0, listen backlog of 5, no chunked request
 bodies.
 

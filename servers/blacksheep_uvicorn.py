@@ -10,6 +10,11 @@ BlackSheep's router (compiled with Cython) matches the path and binds the typed 
 async handlers return text() and json(), which serializes per request. Mongo through
 AsyncMongoClient and Redis through redis.asyncio, made in the worker's loop.
 
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in each worker's event-loop thread:
+uvloop's TLS protocol (uvloop/sslproto.pyx, Cython) drives an ssl.SSLObject over memory buffers, the
+handshake included, before httptools sees a byte; through uvicorn's ssl_certfile and ssl_keyfile
+(--ssl-certfile, --ssl-keyfile).
+
 Caveat: uvicorn's httptools protocol answers a valid request followed in the same read by invalid
 bytes with a 400 alone: the valid request is dropped unanswered.
 

@@ -13,6 +13,11 @@ awaits an async view (AsyncMongoClient, redis.asyncio, made in the worker's loop
 MiddlewareMixin hook through sync_to_async, in a thread that each request's ThreadSensitiveContext
 starts anew.
 
+HTTPS (--certfile, --keyfile): rustls (Rust, ring's crypto), in each worker's Rust runtime (its
+tokio threads, beside hyper's HTTP parsing), without the GIL: the Python threads see plaintext
+requests only; granian's minimum is TLS 1.3 (ssl_protocol_min); through granian's ssl_cert and
+ssl_key (--ssl-certificate, --ssl-keyfile).
+
 Caveat: each worker listens on its own SO_REUSEPORT socket: when one dies, the connections queued on
 its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1).
 

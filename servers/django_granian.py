@@ -14,6 +14,11 @@ the id) and a function view returning HttpResponse or JsonResponse (json.dumps p
 compact). Settings configured in code in the process that serves (after any fork); pymongo and
 redis-py pools made there.
 
+HTTPS (--certfile, --keyfile): rustls (Rust, ring's crypto), in each worker's Rust runtime (its
+tokio threads, beside hyper's HTTP parsing), without the GIL: the Python threads see plaintext
+requests only; granian's minimum is TLS 1.3 (ssl_protocol_min); through granian's ssl_cert and
+ssl_key (--ssl-certificate, --ssl-keyfile).
+
 Caveat: each worker listens on its own SO_REUSEPORT socket: when one dies, the connections queued on
 its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1).
 

@@ -7,6 +7,11 @@ not a production server.
 pymongo's client and redis-py's pool are made when the app is built, in the process that serves
 (after any fork).
 
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in the one thread that accepts: the
+listening socket is an ssl.SSLSocket, whose accept() handshakes each new connection before its
+thread or child starts, one connection at a time and with no timeout (a client that connects and
+stays silent holds every other one); through make_server's ssl_context (a (certfile, keyfile) pair).
+
 Not for production: werkzeug dev server, single-threaded, HTTP/1.0: one request at a time.
 
 Caveat: HTTP/1.1: CPython's http.server parser takes a bare CR for a line end, accepts invalid field

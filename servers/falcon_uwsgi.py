@@ -10,6 +10,10 @@ the connection (no keep-alive). Each worker builds the app after the fork (--laz
 pymongo's client and redis-py's pool are made when the app is built, in the process that serves
 (after any fork).
 
+HTTPS (--certfile, --keyfile): OpenSSL, from uWSGI's C core, in each worker process, in C on the
+thread that takes the request, before the Python app is called: every worker speaks HTTPS itself (no
+router process in front); through --https-socket ADDR,CERT,KEY (instead of --http-socket).
+
 Caveat: a slow client holds a whole worker (--http-socket reads the request in the worker): deploy
 behind nginx with the uwsgi protocol, as uWSGI's docs say.
 

@@ -8,6 +8,9 @@ SIGTERM stops the loop and its threads.
 pymongo's client and redis-py's pool are made when the app is built, in the process that serves
 (after any fork).
 
+No HTTPS: waitress has no TLS: its docs say it "does not natively support TLS" and put it behind a
+reverse proxy that terminates it (docs/reverse-proxy.rst); --certfile and --keyfile are refused.
+
 Caveat: HTTP/1.1 (smuggling-relevant): waitress keeps the connection after Content-Length with
 Transfer-Encoding, ignores an empty Transfer-Encoding, honours Transfer-Encoding on HTTP/1.1 only
 (an HTTP/1.0 keep-alive request with Transfer-Encoding and Content-Length is framed by the latter: a

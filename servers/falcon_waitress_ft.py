@@ -13,6 +13,9 @@ On free-threaded CPython 3.13t (.venv-ft): its 16 threads run the app at the sam
 event-loop thread still reads every request and writes every response, one connection at a time.
 Every request first checks that the GIL is still off (servers/core/gil_guard.py).
 
+No HTTPS: waitress has no TLS: its docs say it "does not natively support TLS" and put it behind a
+reverse proxy that terminates it (docs/reverse-proxy.rst); --certfile and --keyfile are refused.
+
 Caveat: HTTP/1.1 (smuggling-relevant): waitress keeps the connection after Content-Length with
 Transfer-Encoding, ignores an empty Transfer-Encoding, honours Transfer-Encoding on HTTP/1.1 only
 (an HTTP/1.0 keep-alive request with Transfer-Encoding and Content-Length is framed by the latter: a

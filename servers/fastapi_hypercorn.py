@@ -11,6 +11,11 @@ terminates the others, dropping their requests in flight.
 FastAPI awaits async path operations; its jsonable_encoder and JSONResponse run per request. Mongo
 through AsyncMongoClient and Redis through redis.asyncio, made in the worker's loop.
 
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in each worker's event-loop thread:
+uvloop's TLS protocol (uvloop/sslproto.pyx, Cython) drives an ssl.SSLObject over memory buffers, the
+handshake included, before h11 sees a byte; Hypercorn offers h2 and http/1.1 by ALPN
+(Config.alpn_protocols); through Hypercorn's certfile and keyfile (--certfile, --keyfile).
+
 Caveat: HTTP/1.1 (smuggling-relevant): Hypercorn (h11) keeps the connection after a request with
 both Content-Length and Transfer-Encoding, accepts a bare CR and NUL in a chunk extension, serves
 HTTP/2.0 and lower-case methods, hands `GET *`, the authority-form and an absolute-form target to

@@ -8,6 +8,11 @@ worker and passes SIGTERM on.
 Flask-PyMongo's client and redis-py's pool are made when the app is built, in the process that
 serves (after any fork).
 
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in each worker, in the connection's
+greenlet: WSGIServer wraps each accepted socket in gevent's cooperative SSLSocket (gevent/ssl.py,
+over the ssl module's _ssl) and handshakes before the request is read (gevent/server.py
+wrap_socket_and_handle); through gevent WSGIServer's ssl_context.
+
 Caveat: HTTP/1.1 (smuggling-relevant): gevent's pywsgi accepts invalid Content-Length, unknown or
 doubled Transfer-Encoding and `chunked` wrapped in bytes str.strip() removes (\x1c-\x1f, NBSP, NEL),
 keeps an HTTP/1.0 keep-alive connection after a chunked body, accepts invalid field names: expose it

@@ -17,6 +17,11 @@ with its pools of clients, and granian refuses to start when the GIL is on; each
 threads run the app at the same time. Every request first checks that the GIL is still off
 (servers/core/gil_guard.py).
 
+HTTPS (--certfile, --keyfile): rustls (Rust, ring's crypto), in each worker's Rust runtime (its
+tokio threads, beside hyper's HTTP parsing), without the GIL: the Python threads see plaintext
+requests only; granian's minimum is TLS 1.3 (ssl_protocol_min); through granian's ssl_cert and
+ssl_key (--ssl-certificate, --ssl-keyfile).
+
 Caveat: HTTP/1.1: granian checks no Host, hands `GET *` and the authority-form to the app, and a
 body with invalid chunk syntax too (the app answers, then granian closes), accepts NUL in a chunk
 extension [desync, crash, refuse-shape].

@@ -7,6 +7,12 @@ pooled clients are its own. The arbiter replaces a worker that dies.
 Flask-PyMongo's client and redis-py's pool are made when the app is built, in the process that
 serves (after any fork).
 
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in each worker process, on its one
+thread: each accepted connection is wrapped in an ssl.SSLSocket made from a new SSLContext for every
+connection (gunicorn/sock.py ssl_wrap_socket: create_default_context and the certificate files
+loaded again), and handshakes on the first read of the request (gunicorn/workers/sync.py); through
+gunicorn's certfile and keyfile settings (--certfile, --keyfile).
+
 Caveat: a slow client holds a whole sync worker: deploy behind a buffering proxy, as gunicorn's docs
 say.
 

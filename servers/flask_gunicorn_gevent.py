@@ -7,6 +7,12 @@ requests at once.
 Flask-PyMongo's client and redis-py's pool are made when the app is built, in the process that
 serves (after any fork).
 
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in each worker, in the connection's
+greenlet: gevent's StreamServer wraps each accepted socket in gevent's cooperative SSLSocket
+(gevent/ssl.py, over the ssl module's _ssl) with one SSLContext made at the worker's start
+(gunicorn/workers/ggevent.py), and handshakes before the request is read; through gunicorn's
+certfile and keyfile settings (--certfile, --keyfile).
+
 Caveat: with more than one worker each accepts one connection per loop turn (gunicorn #2266): a
 burst of new connections waits in the accept queue, some past 2 s at 256 at once.
 

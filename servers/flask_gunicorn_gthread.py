@@ -6,6 +6,13 @@ kept-alive connections, and a blocking driver call holds one thread of its worke
 Flask-PyMongo's client and redis-py's pool are made when the app is built, in the process that
 serves (after any fork).
 
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in the pool thread that takes a new
+connection: it wraps it in an ssl.SSLSocket made from a new SSLContext for every connection
+(gunicorn/sock.py ssl_wrap_socket: create_default_context and the certificate files loaded again)
+and handshakes there before the first request (gunicorn/workers/gthread.py TConn.init); the pool
+threads read and write the kept connections, the main thread only polls them; through gunicorn's
+certfile and keyfile settings (--certfile, --keyfile).
+
 Caveat: gunicorn 27's gthread worker hands each new connection to a pool thread that waits up to 5 s
 for its first bytes: more silent connections (browser pre-connects, a load tool's spare dials) than
 threads stall every other client meanwhile.

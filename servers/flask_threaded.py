@@ -6,6 +6,11 @@ driver call blocks only its thread. Threads are unbounded.
 Flask-PyMongo's client and redis-py's pool are made when the app is built, in the process that
 serves (after any fork).
 
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in the one thread that accepts: the
+listening socket is an ssl.SSLSocket, whose accept() handshakes each new connection before its
+thread or child starts, one connection at a time and with no timeout (a client that connects and
+stays silent holds every other one); through make_server's ssl_context (a (certfile, keyfile) pair).
+
 Not for production: werkzeug dev server: not hardened, unbounded threads.
 
 Caveat: HTTP/1.1: CPython's http.server parser takes a bare CR for a line end, accepts invalid field

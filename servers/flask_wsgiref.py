@@ -6,6 +6,10 @@ refused under load. The reference WSGI server, not a production one.
 Flask-PyMongo's client and redis-py's pool are made when the app is built, in the process that
 serves (after any fork).
 
+No HTTPS: wsgiref.simple_server has no TLS: make_server and its WSGIServer take no SSL context and
+its docs show none (the reference WSGI server, not a deployment); --certfile and --keyfile are
+refused.
+
 Not for production: wsgiref: single-threaded, HTTP/1.0, listen backlog of 5, no chunked request
 bodies.
 

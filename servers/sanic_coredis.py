@@ -9,6 +9,11 @@ difference) and Redis through redis.asyncio, their pools created inside the work
 client is redis-py's asyncio client with hiredis's parser (sanic_redispy: without it; sanic_glide:
 valkey-glide; sanic_coredis: coredis; docs/backends/redis.md compares them).
 
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in each worker's event-loop thread:
+uvloop's TLS protocol (uvloop/sslproto.pyx, Cython) drives an ssl.SSLObject, the handshake included;
+Sanic's context allows TLS 1.2 and up with its own cipher list and offers http/1.1 only by ALPN
+(sanic/http/tls/context.py); through Sanic's ssl argument (a dict of cert and key).
+
 Caveat: HTTP/1.1 (smuggling-relevant): sanic accepts invalid chunk sizes, a two-byte chunk
 terminator, NUL and LF in chunk extensions, `\x1cchunked` and `\x1c47` (str.strip()), whitespace
 before the colon and invalid field names, keeps an HTTP/1.0 keep-alive connection after a chunked

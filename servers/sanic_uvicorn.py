@@ -12,6 +12,11 @@ ASGI the server, not Sanic, owns the connection: Date and Server come from the s
 adds neither), Sanic's lifecycle events from ASGI lifespan. Sanic's ASGI layer sends no Content-
 Length (its own server computes it), so every response is framed chunked.
 
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in each worker's event-loop thread:
+uvloop's TLS protocol (uvloop/sslproto.pyx, Cython) drives an ssl.SSLObject over memory buffers, the
+handshake included, before httptools sees a byte; through uvicorn's ssl_certfile and ssl_keyfile
+(--ssl-certfile, --ssl-keyfile).
+
 Caveat: uvicorn's httptools protocol answers a valid request followed in the same read by invalid
 bytes with a 400 alone: the valid request is dropped unanswered.
 

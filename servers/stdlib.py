@@ -3,6 +3,11 @@
 The stdlib baseline: one request at a time, HTTP/1.0, a listen backlog of 5; blocking driver calls
 stall every client.
 
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in the one thread that accepts:
+ssl.SSLSocket.accept handshakes each new connection before it is served (or its thread started), one
+at a time and with no timeout (a client that connects and stays silent holds every other one);
+through the listening socket wrapped by an SSLContext (Python 3.14's HTTPSServer).
+
 Not for production: http.server: single-threaded, HTTP/1.0, listen backlog of 5, no chunked request
 bodies.
 

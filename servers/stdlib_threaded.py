@@ -2,6 +2,11 @@
 
 The stdlib baseline: a new thread per connection, HTTP/1.1 keep-alive, a listen backlog of 5.
 
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in the one thread that accepts:
+ssl.SSLSocket.accept handshakes each new connection before it is served (or its thread started), one
+at a time and with no timeout (a client that connects and stays silent holds every other one);
+through the listening socket wrapped by an SSLContext (Python 3.14's HTTPSServer).
+
 Not for production: http.server: unbounded threads, listen backlog of 5, not hardened, no chunked
 request bodies.
 

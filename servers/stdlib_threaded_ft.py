@@ -7,6 +7,11 @@ On free-threaded CPython 3.13t (.venv-ft): each connection's thread parses and a
 time as the others; the accepting thread stays one at a time. Every request first checks that the
 GIL is still off (servers/core/gil_guard.py).
 
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in the one thread that accepts:
+ssl.SSLSocket.accept handshakes each new connection before it is served (or its thread started), one
+at a time and with no timeout (a client that connects and stays silent holds every other one);
+through the listening socket wrapped by an SSLContext (Python 3.14's HTTPSServer).
+
 Not for production: http.server: unbounded threads, listen backlog of 5, not hardened, no chunked
 request bodies.
 

@@ -3,6 +3,11 @@
 The backend routes run asyncio coroutines (AsyncMongoClient, redis.asyncio) wrapped in Deferreds, so
 the reactor thread never blocks.
 
+HTTPS (--certfile, --keyfile): pyOpenSSL (OpenSSL through cffi), on the reactor thread: the endpoint
+wraps the site's HTTP protocol in a TLSMemoryBIOProtocol (twisted/protocols/tls.py) that feeds
+pyOpenSSL's memory BIOs, the handshake included; through its SSL server endpoint
+(ssl:PORT:privateKey=KEY:certKey=CERT).
+
 Caveat: HTTP/1.1 (smuggling-relevant): twisted.web reads the body of `Transfer-Encoding: identity`
 as the next request, frames `chunked` then `identity` on two lines as chunked, routes an absolute-
 form target as a path (404), hands `GET *` and the authority-form to the app, checks no Host

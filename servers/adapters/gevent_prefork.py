@@ -45,7 +45,19 @@ def _worker(sock: socket.socket) -> None:
 
     listener = gevent.socket.socket(sock.family, sock.type, fileno=sock.detach())
     app = workers.worker_app()
-    server = WSGIServer(listener, app, handler_class=Handler, log=None, error_log="default")
+    options = workers.handed()[1]
+    tls = {"ssl_context": _ssl_context(options)} if options.tls else {}
+    server = WSGIServer(listener, app, handler_class=Handler, log=None, error_log="default", **tls)
     for sig in STOP_SIGNALS:
         gevent.signal_handler(sig, lambda: gevent.spawn(server.stop, timeout=GRACE_SECONDS))
     server.serve_forever()
+
+
+def _ssl_context(options):
+    """WSGIServer's ssl_context (gevent's docs' form; the keyfile/certfile form goes through the removed
+    ssl.wrap_socket). Imported after the monkey-patching: gevent's cooperative SSLContext."""
+    import ssl
+
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(options.certfile, options.keyfile)
+    return context

@@ -1,5 +1,5 @@
 """gevent's WSGIServer pre-forked by the suite (servers/adapters/gevent_prefork.py)."""
-from servers.core.specs import WSGI, Caveat, ServerSpec
+from servers.core.specs import SSL_MODULE, SSL_NATIVE, SSL_PATHS, WSGI, Caveat, ServerSpec, Tls
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"gevent": ("gevent>=26.9.0",)}
@@ -9,6 +9,11 @@ SOURCES = {"gevent": ("gevent/gevent", "{v}", "src/")}
 SPECS = (
     ServerSpec(name="gevent", interface=WSGI, serve="servers.adapters.gevent_prefork:serve", model="greenlets",
                entry_suffix="gevent",
+               tls=Tls(SSL_MODULE, setting="gevent WSGIServer's ssl_context",
+                       native=SSL_NATIVE, code_paths=(*SSL_PATHS, "gevent/ssl.py"),
+                       where="in each worker, in the connection's greenlet: WSGIServer wraps each accepted socket "
+                             "in gevent's cooperative SSLSocket (gevent/ssl.py, over the ssl module's _ssl) "
+                             "and handshakes before the request is read (gevent/server.py wrap_socket_and_handle)"),
                description="gevent WSGIServer pre-forked one process per core on one socket",
                details="The parent binds one listening socket and forks the workers; each monkey-patches "
                        "before the app is imported and serves a greenlet per connection. The parent only "

@@ -33,6 +33,7 @@ default) before SIGKILL.
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 from typing import Any, Callable
 
 from granian.http import HTTP1Settings
@@ -79,6 +80,8 @@ def _given() -> dict[str, Any]:
 
 def _serve(interface: Interfaces, app_path: str, options: Options, ready: Callable[[], None],
            **extra: Any) -> None:
+    if options.tls:  # rustls in each worker's Rust runtime (the spec's Tls)
+        extra.update(ssl_cert=Path(options.certfile), ssl_key=Path(options.keyfile))
     server = Server(
         app_path, address=options.host, port=options.port, interface=interface, workers=options.workers,
         loop=_LOOP, backlog=LISTEN_BACKLOG, log_level=LogLevels.warning, log_access=False,

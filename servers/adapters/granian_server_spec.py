@@ -1,7 +1,7 @@
 """granian in WSGI, ASGI and RSGI mode (servers/adapters/granian_server.py)."""
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.specs import ASGI, ASYNCIO_PATHS, RSGI, WSGI, Caveat, ServerSpec, Setting
+from servers.core.specs import ASGI, ASYNCIO_PATHS, RSGI, WSGI, Caveat, ServerSpec, Setting, Tls
 
 # On Linux granian's main process holds no socket: it hands each worker the address, and the worker
 # binds its own socket with SO_REUSEPORT (granian/server/common.py _init_shared_socket).
@@ -30,7 +30,12 @@ CONNECT = Caveat("granian-connect", "HTTP/1.1: granian hands CONNECT to the ASGI
 # The safety settings its users turn on (grid columns: tests/conformance/settings.py): granian's HTTP/1 options.
 _SETTINGS = (Setting("keep-alive-off", "HTTP/1 keep-alive off (--no-http1-keep-alive): the connection closes "
                                        "after each response", options=(("http1_settings", (("keep_alive", False),)),)),)
-_COMMON = dict(lesson="granian", replaces_dead_workers=True, settings=_SETTINGS)
+# TLS in Rust: tokio-rustls on rustls 0.23 with ring's crypto (the strings of granian 2.8.9's _granian module),
+# run by each worker's tokio threads with hyper's HTTP, outside Python: a profile of Python frames cannot see it.
+_TLS = Tls("rustls (Rust, ring's crypto)", setting="granian's ssl_cert and ssl_key (--ssl-certificate, --ssl-keyfile)",
+           where="in each worker's Rust runtime (its tokio threads, beside hyper's HTTP parsing), without the GIL: "
+                 "the Python threads see plaintext requests only; granian's minimum is TLS 1.3 (ssl_protocol_min)")
+_COMMON = dict(lesson="granian", replaces_dead_workers=True, settings=_SETTINGS, tls=_TLS)
 # granian 2.7.9 is the last release with cp313t wheels (the free-threaded venv pins it). Its ASGI mode has no
 # free-threaded variant: on 3.13t it aborts at SIGTERM (a Rust panic, "panic in a function that cannot
 # unwind", exit -6), and its thread workers share one app, so an asyncio client made on one worker's loop

@@ -52,6 +52,8 @@ def _serve(app_path: str, options: Options, ready: Callable[[], None], **setting
         # installed: pinned, so the parser does not depend on an optional package (the C one is a setting)
         "http_parser": "python",
     }
+    if options.tls:  # gunicorn's own SSL settings: every worker then wraps its connections (the spec's Tls)
+        base.update(certfile=options.certfile, keyfile=options.keyfile)
     workers.hand_over(app_path, options)
     _Embedded(workers.worker_app, {**base, **settings, **server_options.given()}).run()
 

@@ -1,8 +1,14 @@
 """gunicorn's sync, gthread and gevent workers (servers/adapters/gunicorn_server.py)."""
 from servers.adapters.sizing import THREADS_PER_WORKER
-from servers.core.specs import WSGI, Caveat, ServerSpec, Setting
+from servers.core.specs import SSL_MODULE, SSL_NATIVE, SSL_PATHS, WSGI, Caveat, ServerSpec, Setting, Tls
 
 _COMMON = dict(interface=WSGI, replaces_dead_workers=True)
+# TLS: gunicorn's certfile and keyfile settings. The sync and gthread workers wrap each connection through
+# gunicorn/sock.py ssl_wrap_socket, which builds a new SSLContext (create_default_context, then the
+# certificate files loaded again) for every connection; the gevent worker builds one at its start.
+_TLS_SETTING = "gunicorn's certfile and keyfile settings (--certfile, --keyfile)"
+_PER_CONNECTION_CONTEXT = ("a new SSLContext for every connection (gunicorn/sock.py ssl_wrap_socket: "
+                           "create_default_context and the certificate files loaded again)")
 # The safety settings its users turn on (grid columns: tests/conformance/settings.py). The adapter pins the
 # pure-Python parser; gunicorn's default "auto" would take the C one whenever gunicorn[fast] is installed.
 _C_PARSER = Setting("c-parser", "gunicorn's C parser (http_parser=fast, gunicorn[fast]'s gunicorn_h1c)",
@@ -29,6 +35,10 @@ SOURCES = {"gunicorn": ("benoitc/gunicorn", "{v}", "")}
 SPECS = (
     ServerSpec(name="gunicorn-sync", serve="servers.adapters.gunicorn_server:serve_sync", model="processes",
                entry_suffix="gunicorn", keepalive=False,
+               tls=Tls(SSL_MODULE, setting=_TLS_SETTING, native=SSL_NATIVE, code_paths=SSL_PATHS,
+                       where=f"in each worker process, on its one thread: each accepted connection is wrapped in an "
+                             f"ssl.SSLSocket made from {_PER_CONNECTION_CONTEXT}, and handshakes on the first "
+                             f"read of the request (gunicorn/workers/sync.py)"),
                description="gunicorn sync workers, one request per worker process at a time",
                details="gunicorn's arbiter forks --workers processes, each serving one request at a time and "
                        "closing the connection after every response (no keep-alive); each worker builds the "
@@ -43,6 +53,11 @@ SPECS = (
                pip_packages=("gunicorn",), lesson="gunicorn-sync", code_paths=("gunicorn/",), **_COMMON),
     ServerSpec(name="gunicorn-gthread", serve="servers.adapters.gunicorn_server:serve_gthread", model="threads",
                entry_suffix="gunicorn_gthread",
+               tls=Tls(SSL_MODULE, setting=_TLS_SETTING, native=SSL_NATIVE, code_paths=SSL_PATHS,
+                       where=f"in the pool thread that takes a new connection: it wraps it in an ssl.SSLSocket made "
+                             f"from {_PER_CONNECTION_CONTEXT} and handshakes there before the first request "
+                             f"(gunicorn/workers/gthread.py TConn.init); the pool threads read and write the kept "
+                             f"connections, the main thread only polls them"),
                description="gunicorn gthread workers, a thread pool per process",
                details=f"Each of --workers processes runs a pool of {THREADS_PER_WORKER} threads; the main thread of each worker "
                        "polls the kept-alive connections, and a blocking driver call holds one thread of its "
@@ -61,6 +76,11 @@ SPECS = (
                              "accepts and polls the kept-alive connections.", **_COMMON),
     ServerSpec(name="gunicorn-gevent", serve="servers.adapters.gunicorn_server:serve_gevent", model="greenlets",
                entry_suffix="gunicorn_gevent",
+               tls=Tls(SSL_MODULE, setting=_TLS_SETTING, native=SSL_NATIVE, code_paths=(*SSL_PATHS, "gevent/ssl.py"),
+                       where="in each worker, in the connection's greenlet: gevent's StreamServer wraps each "
+                             "accepted socket in gevent's cooperative SSLSocket (gevent/ssl.py, over the ssl "
+                             "module's _ssl) with one SSLContext made at the worker's start "
+                             "(gunicorn/workers/ggevent.py), and handshakes before the request is read"),
                description="gunicorn gevent workers, a greenlet per connection",
                details="Each worker monkey-patches, then accepts on the shared socket and runs a greenlet per "
                        "connection (kept alive); blocking pymongo and redis-py calls yield to gevent's hub, so "

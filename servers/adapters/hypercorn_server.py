@@ -47,6 +47,8 @@ def config(options: Options) -> Config:
     cfg.graceful_timeout = GRACE_SECONDS
     cfg.accesslog = None
     cfg.loglevel = "WARNING"
+    if options.tls:  # its bind sockets serve TLS; each worker builds the SSLContext (Config.create_ssl_context)
+        cfg.certfile, cfg.keyfile = options.certfile, options.keyfile
     return cfg
 
 

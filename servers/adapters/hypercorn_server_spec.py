@@ -1,7 +1,7 @@
 """Hypercorn on uvloop, HTTP/1.1 and h2c (servers/adapters/hypercorn_server.py)."""
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.specs import ASGI, ASYNCIO_PATHS, Caveat, ServerSpec
+from servers.core.specs import ASGI, ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, Caveat, ServerSpec, Tls
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 # Pinned: the supervisor's exit on a dead worker (hypercorn_server.py) is read off 0.18.0's run().
@@ -13,6 +13,11 @@ SOURCES = {"hypercorn": ("pgjones/hypercorn", "{v}", "src/"), "h11": ("python-hy
 SPECS = (
     ServerSpec(name="hypercorn", interface=ASGI, serve="servers.adapters.hypercorn_server:serve", model="asyncio",
                entry_suffix="hypercorn",
+               tls=Tls(SSL_MODULE, setting="Hypercorn's certfile and keyfile (--certfile, --keyfile)",
+                       native=SSL_NATIVE, code_paths=SSL_PATHS,
+                       where="in each worker's event-loop thread: uvloop's TLS protocol (uvloop/sslproto.pyx, "
+                             "Cython) drives an ssl.SSLObject over memory buffers, the handshake included, before "
+                             "h11 sees a byte; Hypercorn offers h2 and http/1.1 by ALPN (Config.alpn_protocols)"),
                description="Hypercorn (h11 and h2, uvloop), its supervisor spawning one worker per core",
                details="As `hypercorn --workers N --worker-class uvloop` runs it: the supervisor binds and spawns "
                        "--workers processes on the shared socket; each runs a uvloop event loop and parses "

@@ -26,8 +26,9 @@ def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:
     app = loader.load()
     app.main_process_ready(lambda app, *_: _announce_when_acked(app, ready))
     app.main_process_ready(lambda app, *_: _restart_dead_workers(app))
+    ssl = {"cert": options.certfile, "key": options.keyfile} if options.tls else None  # Sanic's shorthand
     app.prepare(host=options.host, port=options.port, workers=options.workers, access_log=False, backlog=LISTEN_BACKLOG,
-                motd=False, debug=False, auto_reload=False, single_process=False)
+                motd=False, debug=False, auto_reload=False, single_process=False, ssl=ssl)
     Sanic.serve(primary=app, app_loader=loader)
 
 

@@ -1,9 +1,14 @@
 """Sanic's own multi-worker server (servers/adapters/sanic_server.py)."""
-from servers.core.specs import ASYNCIO_PATHS, Caveat, ServerSpec, Setting
+from servers.core.specs import ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, Caveat, ServerSpec, Setting, Tls
 
 SPECS = (
     ServerSpec(name="sanic", interface="sanic", serve="servers.adapters.sanic_server:serve", model="asyncio",
                entry_suffix="",
+               tls=Tls(SSL_MODULE, setting="Sanic's ssl argument (a dict of cert and key)", native=SSL_NATIVE, code_paths=SSL_PATHS,
+                       where="in each worker's event-loop thread: uvloop's TLS protocol (uvloop/sslproto.pyx, "
+                             "Cython) drives an ssl.SSLObject, the handshake included; Sanic's context allows TLS 1.2 "
+                             "and up with its own cipher list and offers http/1.1 only by ALPN "
+                             "(sanic/http/tls/context.py)"),
                description="its own multi-worker server, asyncio (uvloop) per worker",
                details="The main process binds, then manages --workers spawned workers and replaces one that "
                        "dies; each worker runs an asyncio (uvloop) loop with the app's async handlers.",

@@ -1,9 +1,16 @@
 """The stdlib's http.server, single-threaded and threaded (servers/adapters/stdlib_server.py)."""
-from servers.core.specs import HTTP_SERVER_PARSER, SOCKETSERVER_PATHS, ServerSpec
+from servers.core.specs import HTTP_SERVER_PARSER, SOCKETSERVER_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, ServerSpec, Tls
 
+# TLS as Python 3.14's http.server.HTTPSServer does it (server_activate wraps the listening socket), written
+# out for 3.11 and 3.13: ssl.SSLSocket.accept handshakes each new connection in the accepting thread.
+_TLS = Tls(SSL_MODULE, setting="the listening socket wrapped by an SSLContext (Python 3.14's HTTPSServer)",
+           native=SSL_NATIVE, code_paths=SSL_PATHS,
+           where="in the one thread that accepts: ssl.SSLSocket.accept handshakes each new connection before it is "
+                 "served (or its thread started), one at a time and with no timeout (a client that connects and "
+                 "stays silent holds every other one)")
 # Both: no chunked request bodies. http.server leaves the body to the handler, and the stdlib has no
 # reader of a chunked one (tests/test_reflection.py: the handler reads none and closes the connection).
-_COMMON = dict(interface="stdlib", workers=1, max_workers=1, lesson="http-server", code_paths=SOCKETSERVER_PATHS,
+_COMMON = dict(interface="stdlib", workers=1, max_workers=1, lesson="http-server", code_paths=SOCKETSERVER_PATHS, tls=_TLS,
                caveats=(HTTP_SERVER_PARSER,))
 
 SPECS = (

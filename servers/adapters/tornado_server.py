@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
@@ -21,7 +22,7 @@ from servers.core.options import Options
 
 
 def serve_native(app_path: str, options: Options, ready: Callable[[], None]) -> None:
-    prefork.run(app_path, options, lambda sock: asyncio.run(_worker(workers.worker_app, sock)))
+    prefork.run(app_path, options, lambda sock: asyncio.run(_worker(workers.worker_app, sock, options)))
 
 
 def serve_wsgi(app_path: str, options: Options, ready: Callable[[], None]) -> None:
@@ -29,17 +30,26 @@ def serve_wsgi(app_path: str, options: Options, ready: Callable[[], None]) -> No
         executor = ThreadPoolExecutor(max_workers=THREADS_PER_WORKER)
         return _guarded_container()(with_default_headers(workers.worker_app()), executor=executor)
 
-    prefork.run(app_path, options, lambda sock: asyncio.run(_worker(container, sock)))
+    prefork.run(app_path, options, lambda sock: asyncio.run(_worker(container, sock, options)))
 
 
-async def _worker(make_handler: Callable[[], Any], sock: socket.socket) -> None:
+def _ssl_options(options: Options) -> ssl.SSLContext | None:
+    """HTTPServer's ssl_options as tornado's docs write them: a server-side default context and the pair."""
+    if not options.tls:
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(options.certfile, options.keyfile)
+    return context
+
+
+async def _worker(make_handler: Callable[[], Any], sock: socket.socket, options: Options) -> None:
     from tornado.httpserver import HTTPServer
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, stop.set)
-    server = HTTPServer(make_handler(), xheaders=False)
+    server = HTTPServer(make_handler(), xheaders=False, ssl_options=_ssl_options(options))
     sock.setblocking(False)  # shared by forked workers: the losers of an accept must not block
     server.add_sockets([sock])
     await stop.wait()

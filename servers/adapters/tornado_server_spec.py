@@ -1,12 +1,16 @@
 """tornado's HTTPServer: a WSGIContainer for WSGI apps, and tornado's own RequestHandlers
 (servers/adapters/tornado_server.py)."""
 from servers.adapters.sizing import THREADS_PER_WORKER
-from servers.core.specs import ASYNCIO_PATHS, WSGI, Caveat, ServerSpec
+from servers.core.specs import ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, WSGI, Caveat, ServerSpec, Tls
 
 _PARSER = Caveat("tornado-parser", "HTTP/1.1: tornado refuses valid chunk extensions and trailers (400) and routes "
                                    "an absolute-form target as a path (404), hands `GET *` and the "
                                    "authority-form to the app, keeps an HTTP/1.0 keep-alive connection after a "
                                    "chunked body", effects=("no-close", "refuse-shape", "over-strict"))
+
+_TLS = Tls(SSL_MODULE, setting="HTTPServer's ssl_options (an SSLContext)", native=SSL_NATIVE, code_paths=SSL_PATHS,
+           where="on each process's event-loop thread: tornado's SSLIOStream drives a non-blocking ssl.SSLSocket, "
+                 "the handshake included, before HTTP1Connection reads the request (tornado/iostream.py)")
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"tornado": ("tornado>=6.6.1",)}
@@ -15,7 +19,7 @@ SOURCES = {"tornado": ("tornadoweb/tornado", "v{v}", "")}
 
 SPECS = (
     ServerSpec(name="tornado-wsgi", interface=WSGI, serve="servers.adapters.tornado_server:serve_wsgi",
-               model="threads", entry_suffix="tornado", workers=1,
+               model="threads", entry_suffix="tornado", workers=1, tls=_TLS,
                description="tornado WSGIContainer, the app on a thread pool off the event loop",
                details="tornado's HTTPServer parses HTTP on the asyncio event loop; the app runs on a "
                        f"ThreadPoolExecutor of {THREADS_PER_WORKER} threads, not on the loop thread, so blocking driver calls do "
@@ -23,7 +27,7 @@ SPECS = (
                caveats=(_PARSER,), pip_packages=("tornado",), lesson="tornado",
                code_paths=("tornado/", "concurrent/futures/", *ASYNCIO_PATHS)),
     ServerSpec(name="tornado", interface="tornado", serve="servers.adapters.tornado_server:serve_native",
-               model="asyncio", entry_suffix="", workers=1,
+               model="asyncio", entry_suffix="", workers=1, tls=_TLS,
                description="its HTTPServer, RequestHandlers on the asyncio event loop",
                details="Handlers are coroutines: AsyncMongoClient and redis.asyncio calls yield to the loop. "
                        "One process by default; --workers N pre-forks N processes on one socket, each with "

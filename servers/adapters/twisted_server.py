@@ -41,7 +41,10 @@ def _serve(make_resource: Callable, options: Options, ready: Callable[[], None])
 
     site = server.Site(make_resource())
     site.log = lambda request: None  # no per-request access log
-    reactor.listenTCP(options.port, site, backlog=LISTEN_BACKLOG, interface=options.host)
+    if options.tls:
+        _listen_tls(reactor, site, options)
+    else:
+        reactor.listenTCP(options.port, site, backlog=LISTEN_BACKLOG, interface=options.host)
 
     def stop(signum, frame) -> None:
         exit_deadline()
@@ -51,3 +54,18 @@ def _serve(make_resource: Callable, options: Options, ready: Callable[[], None])
         signal.signal(sig, stop)
     ready()
     reactor.run(installSignalHandlers=False)
+
+
+def _listen_tls(reactor, site, options: Options) -> None:
+    """twisted's SSL server endpoint, described as its docs write one (pyOpenSSL under it: twisted[tls]).
+    Listening happens inside listen(), synchronously; a failure to bind is raised here, before ready()."""
+    from twisted.internet import endpoints
+
+    quote = endpoints.quoteStringArgument
+    description = (f"ssl:port={options.port}:interface={quote(options.host)}:backlog={LISTEN_BACKLOG}"
+                   f":privateKey={quote(options.keyfile)}:certKey={quote(options.certfile)}")
+    listening = endpoints.serverFromString(reactor, description).listen(site)
+    failures: list = []
+    listening.addErrback(failures.append)
+    if failures:
+        failures[0].raiseException()

@@ -36,6 +36,8 @@ def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:
         loop="uvloop", ws="none", lifespan="auto",
         backlog=LISTEN_BACKLOG, access_log=False, log_config=None,
         timeout_graceful_shutdown=int(GRACE_SECONDS),
+        # TLS: uvicorn builds the SSLContext from these in each worker (None: plain HTTP)
+        ssl_certfile=options.certfile or None, ssl_keyfile=options.keyfile or None,
     )
     if options.workers == 1:
         # uvicorn re-raises a captured SIGTERM once it has shut down, under the handler it found:

@@ -1,7 +1,7 @@
 """uvicorn with uvloop and httptools (servers/adapters/uvicorn_server.py)."""
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.specs import ASGI, ASYNCIO_PATHS, Caveat, ServerSpec, Setting
+from servers.core.specs import ASGI, ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, Caveat, ServerSpec, Setting, Tls
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"uvicorn": ("uvicorn>=0.55.0", "uvloop>=0.23.0", "httptools>=0.9.0")}
@@ -11,6 +11,11 @@ SOURCES = {"uvicorn": ("Kludex/uvicorn", "{v}", "")}
 SPECS = (
     ServerSpec(name="uvicorn", interface=ASGI, serve="servers.adapters.uvicorn_server:serve", model="asyncio",
                entry_suffix="uvicorn",
+               tls=Tls(SSL_MODULE, setting="uvicorn's ssl_certfile and ssl_keyfile (--ssl-certfile, --ssl-keyfile)",
+                       native=SSL_NATIVE, code_paths=SSL_PATHS,
+                       where="in each worker's event-loop thread: uvloop's TLS protocol (uvloop/sslproto.pyx, "
+                             "Cython) drives an ssl.SSLObject over memory buffers, the handshake included, before "
+                             "httptools sees a byte"),
                description="uvicorn (uvloop, httptools), its supervisor spawning one worker per core",
                details="As the frameworks' docs deploy it (`uvicorn --workers N --loop uvloop --http "
                        "httptools`): the supervisor spawns --workers processes on one shared socket and "

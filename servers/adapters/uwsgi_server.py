@@ -47,7 +47,7 @@ def command(options: Options, loaded_counter: Path) -> list[str]:
     grace = str(int(GRACE_SECONDS))
     args = [
         uwsgi_binary(), "--strict", "--master", "--processes", str(options.workers),
-        "--http-socket", f"{host}:{options.port}", "--listen", str(LISTEN_BACKLOG),
+        *_socket(options, f"{host}:{options.port}"), "--listen", str(LISTEN_BACKLOG),
         "--add-header", "Connection: close",  # it closes after every response: say so, as HTTP/1.1 asks
         "--lazy-apps", "--need-app", "--enable-threads",
         "--pythonpath", str(SOURCE_ROOT), "--module", "servers.adapters.uwsgi_worker:application",
@@ -58,6 +58,13 @@ def command(options: Options, loaded_counter: Path) -> list[str]:
     if sys.prefix != sys.base_prefix:  # a virtualenv: uWSGI's Python must use its site-packages
         args += ["--virtualenv", sys.prefix]
     return args
+
+
+def _socket(options: Options, address: str) -> list[str]:
+    """Each worker speaks HTTP itself (--http-socket), or HTTPS with the pair (--https-socket, OpenSSL in C)."""
+    if options.tls:
+        return ["--https-socket", f"{address},{options.certfile},{options.keyfile}"]
+    return ["--http-socket", address]
 
 
 def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:

@@ -1,6 +1,6 @@
 """uWSGI (servers/adapters/uwsgi_server.py)."""
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.specs import WSGI, Caveat, ServerSpec
+from servers.core.specs import WSGI, Caveat, ServerSpec, Tls
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 # Built from source: gcc and the Python headers (apt-packages.txt).
@@ -9,6 +9,10 @@ EXTRAS = {"uwsgi": ("uwsgi>=2.0.31",)}
 SPECS = (
     ServerSpec(name="uwsgi", interface=WSGI, serve="servers.adapters.uwsgi_server:serve", model="processes",
                entry_suffix="uwsgi", keepalive=False,
+               tls=Tls("OpenSSL, from uWSGI's C core", setting="--https-socket ADDR,CERT,KEY (instead of --http-socket)",
+                       native=("libssl.so", "libcrypto.so"),
+                       where="in each worker process, in C on the thread that takes the request, before the Python "
+                             "app is called: every worker speaks HTTPS itself (no router process in front)"),
                description="uWSGI master and worker processes, each worker speaking HTTP (--http-socket), "
                            "one request at a time",
                details="The master binds and forks --workers processes; each worker speaks HTTP itself "

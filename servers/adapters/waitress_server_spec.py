@@ -1,6 +1,6 @@
 """waitress (servers/adapters/waitress_server.py)."""
 from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
-from servers.core.specs import WSGI, Caveat, ServerSpec
+from servers.core.specs import WSGI, Caveat, ServerSpec, Tls
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"waitress": ("waitress>=3.0.2",)}
@@ -10,6 +10,8 @@ SOURCES = {"waitress": ("Pylons/waitress", "v{v}", "src/")}
 SPECS = (
     ServerSpec(name="waitress", interface=WSGI, serve="servers.adapters.waitress_server:serve", model="threads",
                entry_suffix="waitress", workers=1,
+               tls=Tls(cannot="waitress has no TLS: its docs say it \"does not natively support TLS\" and put it "
+                              "behind a reverse proxy that terminates it (docs/reverse-proxy.rst)"),
                description="waitress, an event loop that buffers requests for a thread pool",
                details="One process: an event loop reads whole requests and buffers whole responses, and "
                        f"{THREADS_PER_WORKER} threads run the app (a blocking backend call holds one thread). Keep-alive on; "

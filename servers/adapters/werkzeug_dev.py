@@ -22,7 +22,8 @@ class _QuietHandler(WSGIRequestHandler):
 def _serve(app_path: str, options: Options, ready: Callable[[], None], *, threaded: bool, processes: int) -> None:
     app = build_app(app_path, options)
     server = make_server(options.host, options.port, app, threaded=threaded, processes=processes,
-                         request_handler=_QuietHandler)
+                         request_handler=_QuietHandler,
+                         ssl_context=(options.certfile, options.keyfile) if options.tls else None)
     serve_until_stopped(server, ready)
 
 

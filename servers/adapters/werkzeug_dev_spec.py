@@ -1,7 +1,14 @@
 """The werkzeug development server's three variants (servers/adapters/werkzeug_dev.py)."""
-from servers.core.specs import HTTP_SERVER_PARSER, SOCKETSERVER_PATHS, WSGI, ServerSpec
+from servers.core.specs import HTTP_SERVER_PARSER, SOCKETSERVER_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, WSGI, ServerSpec, Tls
 
-_COMMON = dict(interface=WSGI, keepalive=False, pip_packages=("werkzeug",), lesson="werkzeug-dev",
+# TLS: make_server's ssl_context wraps the listening socket (werkzeug/serving.py BaseWSGIServer), so
+# ssl.SSLSocket.accept handshakes each new connection in the accepting thread, before any thread or child
+# of that connection exists.
+_TLS = Tls(SSL_MODULE, setting="make_server's ssl_context (a (certfile, keyfile) pair)", native=SSL_NATIVE, code_paths=SSL_PATHS,
+           where="in the one thread that accepts: the listening socket is an ssl.SSLSocket, whose accept() "
+                 "handshakes each new connection before its thread or child starts, one connection at a time "
+                 "and with no timeout (a client that connects and stays silent holds every other one)")
+_COMMON = dict(interface=WSGI, keepalive=False, pip_packages=("werkzeug",), lesson="werkzeug-dev", tls=_TLS,
                code_paths=("werkzeug/serving.py", *SOCKETSERVER_PATHS),
                caveats=(HTTP_SERVER_PARSER,))
 

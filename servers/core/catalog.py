@@ -17,7 +17,7 @@ from pathlib import Path
 from backends import drivers, redis_clients
 from servers.core import interpreters, records
 from servers.core.cores import usable_cores
-from servers.core.specs import FrameworkSpec, ServerSpec
+from servers.core.specs import FrameworkSpec, ServerSpec, Tls
 
 # Operations of the route contract: name -> path template ({id} is a user id).
 OPERATIONS: dict[str, str] = {
@@ -151,6 +151,11 @@ class Entry:
         return APPS[self.app]
 
     @property
+    def tls(self) -> Tls:
+        """How its server terminates TLS (--certfile/--keyfile), or why it cannot."""
+        return self.server_spec.tls
+
+    @property
     def dev_only(self) -> bool:
         return DEV_ONLY in self.tags
 
@@ -183,7 +188,8 @@ class Entry:
         return self.workers if self.workers is not None else usable_cores()
 
     def as_dict(self) -> dict:
-        return {**asdict(self), "module": self.module, "families": list(self.families)}
+        return {**asdict(self), "module": self.module, "families": list(self.families),
+                "tls": {k: v for k, v in asdict(self.tls).items() if k != "code_paths"}}
 
 
 def entry_name(app: FrameworkSpec, server: ServerSpec) -> str:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from servers.core import catalog, lessons, tables
 
-COLUMNS = ("name", "language", "framework", "server", "model", "workers", "tags", "description", "limits", "lessons")
+COLUMNS = ("name", "language", "framework", "server", "model", "workers", "tags", "description", "limits", "tls",
+           "lessons")
 CAVEATS_PAGE = "caveats.md"  # beside docs/catalog.md
 
 
@@ -21,6 +22,7 @@ def rows() -> list[dict[str, str]]:
                     "server": entry.server, "model": entry.model, "workers": workers, "tags": tags,
                     "description": entry.description,
                     "limits": "; ".join(filter(None, (entry.dev_only_reason, *entry.caveat_texts))),
+                    "tls": entry.tls.library if entry.tls.terminates else "none",
                     "lessons": " ".join(lessons.pages(entry))})
     return out
 
@@ -32,6 +34,6 @@ def markdown_table() -> str:
                           for page in row["lessons"].split())
         caveats = " ".join(f"[{key}]({CAVEATS_PAGE}#{key})" for key in entry.caveats)
         limits = "; ".join(filter(None, (entry.dev_only_reason, caveats)))
-        return [f"`{row['name']}`", *(row[c] for c in COLUMNS[1:-2]), limits, links]
+        return [f"`{row['name']}`", *(row[c] for c in COLUMNS[1:-3]), limits, row["tls"], links]
 
     return tables.markdown_table(COLUMNS, (cells(entry, row) for entry, row in zip(catalog.ENTRIES, rows())))

@@ -46,6 +46,9 @@ def docstring(entry: catalog.Entry) -> str:
     if entry.free_threaded:
         parts.append(f"On free-threaded CPython 3.13t (.venv-ft): {server.free_threaded} Every request first checks "
                      f"that the GIL is still off (servers/core/gil_guard.py).")
+    tls = entry.tls
+    parts.append(f"HTTPS (--certfile, --keyfile): {tls.library}, {tls.where}; through {tls.setting}." if tls.terminates
+                 else f"No HTTPS: {tls.cannot}; --certfile and --keyfile are refused.")
     limits = [text for text in (entry.dev_only_reason and f"Not for production: {entry.dev_only_reason}.",
                                 *(f"Caveat: {text}." for text in entry.caveat_texts)) if text]
     parts += limits

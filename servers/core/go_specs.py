@@ -6,11 +6,19 @@ spec lives here, importable without Go. Echo and Gin are routers on net/http's s
 those entries is net/http. fasthttp is a server of its own whose handlers are not net/http's: it
 speaks its own interface, as Sanic's app and server do.
 """
-from servers.core.specs import GO, Caveat, FrameworkSpec, ServerSpec
+from servers.core.specs import GO, Caveat, FrameworkSpec, ServerSpec, Tls
+
+# Go's TLS is crypto/tls, in the goroutine of each connection; pprof sees its frames (and the crypto under them).
+GO_TLS_PATHS = ("crypto/", "vendor/golang.org/x/crypto/")
 
 SERVER_SPECS = (
     ServerSpec(name="net/http", interface=GO, serve="", model="goroutines", entry_suffix="",
                description="net/http, a goroutine per connection",
+               tls=Tls("Go's crypto/tls", setting="http.Server.ServeTLS (what ListenAndServeTLS runs)",
+                       code_paths=GO_TLS_PATHS,
+                       where="in each connection's goroutine: net/http's conn.serve handshakes first, then reads "
+                             "and writes through the tls.Conn; ServeTLS also offers h2 by ALPN (net/http's bundled "
+                             "HTTP/2), which a client that asks for http/1.1 or nothing does not get"),
                details="One process; net/http's Server accepts on one socket and runs a goroutine per "
                        "connection, on GOMAXPROCS threads (one per usable core).",
                caveats=(Caveat("go-cl-te-keepalive",
@@ -22,6 +30,9 @@ SERVER_SPECS = (
                lesson="go-nethttp", code_paths=("net/http.", "net.", "internal/poll.", "bufio.")),
     ServerSpec(name="fasthttp", interface="fasthttp", serve="", model="goroutines", entry_suffix="",
                description="its own HTTP server: a pool of reused worker goroutines, a recycled RequestCtx",
+               tls=Tls("Go's crypto/tls", setting="fasthttp Server.ServeTLS", code_paths=GO_TLS_PATHS,
+                       where="in the worker goroutine that serves the connection: ServeTLS wraps the listener in "
+                             "crypto/tls (tls.NewListener), and the handshake runs on the connection's first read"),
                details="One process; fasthttp's Server accepts on one socket and hands each connection to an "
                        "idle worker goroutine of its pool (a new one only when none is idle), which serves the "
                        "connection's requests with one pooled RequestCtx, on GOMAXPROCS threads (one per "

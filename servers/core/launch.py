@@ -13,6 +13,7 @@ import errno
 import logging
 import os
 import socket
+import ssl
 import sys
 import sysconfig
 from pathlib import Path
@@ -62,7 +63,32 @@ def build_parser(entry: catalog.Entry) -> argparse.ArgumentParser:
                         help=f"MongoDB URL (env MONGO_URL, default {DEFAULT_MONGO_URL})")
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),
                         help=f"Redis URL (env REDIS_URL, default {DEFAULT_REDIS_URL})")
+    how = (f"{entry.server} terminates it with {entry.tls.library} (HTTPS above)" if entry.tls.terminates
+           else "refused here: this stack has no TLS (above)")
+    parser.add_argument("--certfile", default=os.environ.get("TLS_CERTFILE", ""), metavar="PEM",
+                        help=f"serve HTTPS with this certificate (chain) and --keyfile (env TLS_CERTFILE; "
+                             f"`python -m harness.tls` makes a local pair); {how}")
+    parser.add_argument("--keyfile", default=os.environ.get("TLS_KEYFILE", ""), metavar="PEM",
+                        help="the certificate's private key, unencrypted (env TLS_KEYFILE)")
     return parser
+
+
+def check_tls(entry: catalog.Entry, certfile: str, keyfile: str) -> None:
+    """Fail with exit 2 now, with one line, on TLS flags this stack cannot serve or files that do not load:
+    not later inside a server, in a worker, or after the ready line."""
+    if not certfile and not keyfile:
+        return
+    if not entry.tls.terminates:
+        fail(f"{entry.name} cannot serve HTTPS (--certfile/--keyfile): {entry.tls.cannot}")
+    if not certfile or not keyfile:
+        fail("--certfile and --keyfile go together: give both (or neither, for plain HTTP)")
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(certfile, keyfile)
+    except ssl.SSLError as exc:  # an OSError too: first
+        fail(f"--certfile {certfile} and --keyfile {keyfile} do not load as a PEM certificate and its key "
+             f"({exc.reason or exc})")
+    except OSError as exc:
+        fail(f"cannot read --certfile/--keyfile: {exc.strerror or exc}: {exc.filename or certfile}")
 
 
 def parse_options(entry: catalog.Entry, argv: list[str] | None = None) -> Options:
@@ -74,9 +100,12 @@ def parse_options(entry: catalog.Entry, argv: list[str] | None = None) -> Option
         fail(f"{entry.name} runs {entry.max_workers} process only; --workers must be {entry.max_workers}")
     if not 0 < args.port < 65536:
         fail(f"--port must be in 1..65535, not {args.port}")
+    check_tls(entry, args.certfile, args.keyfile)
+    # absolute: workers (uWSGI's, spawned ones) may not share the entry's working directory
+    certfile, keyfile = (os.path.abspath(f) if f else "" for f in (args.certfile, args.keyfile))
     return Options(name=entry.name, host=args.host, port=args.port, workers=workers,
                    mongo_url=args.mongo_url, redis_url=args.redis_url, mongo_driver=entry.mongo_driver,
-                   redis_client=entry.redis_client)
+                   redis_client=entry.redis_client, certfile=certfile, keyfile=keyfile)
 
 
 def check_port_free(host: str, port: int) -> None:

@@ -14,8 +14,14 @@ class Options:
     redis_url: str
     mongo_driver: str  # pymongo, flask-pymongo or motor (the async stacks' pymongo is AsyncMongoClient)
     redis_client: str = "hiredis"  # a key of backends.redis_clients.CLIENTS
+    certfile: str = ""  # with keyfile: serve HTTPS (the entry's server terminates TLS), "" plain HTTP
+    keyfile: str = ""
+
+    @property
+    def tls(self) -> bool:
+        return bool(self.certfile)
 
     @property
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}"

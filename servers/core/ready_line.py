@@ -1,7 +1,7 @@
 """The ready line: what an entry prints once it serves, and how its starters read it.
 
-`listening on http://HOST:PORT (NAME, N workers)`: tests, the benchmark and compose checks wait
-for it instead of sleeping. Written by servers.core.launch (and uWSGI's master hook), read here.
+`listening on http://HOST:PORT (NAME, N workers)`, or https:// when the entry serves HTTPS (its
+--certfile and --keyfile): tests, the benchmark and compose checks wait for it instead of sleeping. Written by servers.core.launch (and uWSGI's master hook), read here.
 """
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-READY = re.compile(r"^listening on (?P<url>http://\S+) \((?P<name>[^,]+), (?P<workers>\d+) workers?\)$")
+READY = re.compile(r"^listening on (?P<url>https?://\S+) \((?P<name>[^,]+), (?P<workers>\d+) workers?\)$")
 
 
 def announcement(url: str, name: str, workers: int) -> str:
@@ -24,8 +24,12 @@ class ReadyLine:
     workers: int
 
     @property
+    def tls(self) -> bool:
+        return self.url.startswith("https://")
+
+    @property
     def port(self) -> int:
-        return urlsplit(self.url).port or 80
+        return urlsplit(self.url).port or (443 if self.tls else 80)
 
     @property
     def host(self) -> str:

@@ -62,6 +62,27 @@ class Setting:
 
 
 @dataclass(frozen=True)
+class Tls:
+    """How a server terminates TLS (HTTPS on the entries' --certfile and --keyfile), read off its
+    installed source, or why it cannot (`cannot`: its entries refuse the flags)."""
+
+    library: str = ""  # what does the handshake and the record crypto: the catalog's "tls" column
+    where: str = ""  # which process and thread run it, and when the handshake happens
+    setting: str = ""  # the server's own API the adapter uses, as its docs name it
+    cannot: str = ""  # why it has no TLS of its own ("" when it has)
+    # frame path prefixes of the TLS code the anatomy can see in a profile (its "tls" layer); () when
+    # the crypto runs where the profiler cannot look (native threads, C code)
+    code_paths: tuple[str, ...] = ()
+    # the shared objects (perf's dso names, prefixes) the TLS library's native code runs in: the anatomy's
+    # perf reads their share of the workers' CPU, which a Python profile misses (the GIL is released there)
+    native: tuple[str, ...] = ()
+
+    @property
+    def terminates(self) -> bool:
+        return not self.cannot
+
+
+@dataclass(frozen=True)
 class ServerSpec:
     """One server variant of the catalog (gunicorn's sync, gthread and gevent workers are three)."""
 
@@ -72,6 +93,7 @@ class ServerSpec:
     description: str  # completes "<framework> on ...": the catalog's words (docs/catalog.md, --help)
     details: str  # how it serves a request (workers, sockets, keep-alive, stop): the entries' --help
     entry_suffix: str  # entries are <app>_<suffix>, or <app> alone when "" (a framework's own server)
+    tls: Tls  # how it terminates TLS, or why it cannot (every server says)
     workers: int | None = None  # default workers; None: one per usable core
     max_workers: int | None = None  # 1 for a server that runs one process only
     keepalive: bool = True
@@ -148,6 +170,12 @@ HTTP_SERVER_PARSER = Caveat(
                           "hands `GET *`, the authority-form and a NUL target to the app, and leaves Content-Length "
                           "and Transfer-Encoding to the app's body reader, which takes invalid values and unknown "
                           "codings", effects=("refuse-shape", "over-strict"))
+
+# Python's ssl module as the anatomy sees it: the stdlib's ssl.py (SSLSocket, SSLObject over OpenSSL in
+# _ssl) and asyncio's own TLS protocol (uvloop's is Cython: its calls into ssl.py are what a profile shows).
+SSL_MODULE = "Python's ssl module (OpenSSL)"
+SSL_PATHS = ("ssl.py", "asyncio/sslproto.py")
+SSL_NATIVE = ("libssl.so", "libcrypto.so", "_ssl.")  # OpenSSL and the ssl module's C part, where the crypto runs
 
 # Code paths several servers run on (the anatomy's server layer): an event loop, the stdlib's
 # socketserver-based servers.

@@ -4,6 +4,7 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -31,7 +32,12 @@ type Config struct {
 	Workers  int
 	MongoURL string
 	RedisURL string
+	CertFile string // with KeyFile: serve HTTPS (crypto/tls); both empty: plain HTTP
+	KeyFile  string
 }
+
+// TLS reports whether the command line asks for HTTPS.
+func (c Config) TLS() bool { return c.CertFile != "" }
 
 // Build makes a net/http server's handler over its backends.
 type Build func(*backend.Backends) http.Handler
@@ -41,6 +47,12 @@ type Build func(*backend.Backends) http.Handler
 type Server interface {
 	Serve(ln net.Listener) error
 	Shutdown(ctx context.Context) error
+}
+
+// TLSServer is a Server that also serves HTTPS on a listener with a certificate and key file:
+// net/http's and fasthttp's Servers both have ServeTLS, crypto/tls under it.
+type TLSServer interface {
+	ServeTLS(ln net.Listener, certFile, keyFile string) error
 }
 
 // BuildServer makes a whole server over its backends, for a command whose handlers are not
@@ -97,6 +109,14 @@ func RunServer(ctx context.Context, name string, args []string, stdout, stderr i
 	if cfg.Workers > 0 {
 		runtime.GOMAXPROCS(cfg.Workers)
 	}
+	// A pair that does not load is a bad flag, said before listening (ServeTLS would say it only
+	// after the ready line, from its goroutine).
+	if cfg.TLS() {
+		if _, err := tls.LoadX509KeyPair(cfg.CertFile, cfg.KeyFile); err != nil {
+			fmt.Fprintf(stderr, "error: --certfile %s and --keyfile %s do not load: %v\n", cfg.CertFile, cfg.KeyFile, err)
+			return 2
+		}
+	}
 
 	b, err := backend.New(cfg.MongoURL, cfg.RedisURL)
 	if err != nil {
@@ -125,11 +145,22 @@ func RunServer(ctx context.Context, name string, args []string, stdout, stderr i
 	// Port 0 asks the kernel for a free port: report the one it gave.
 	port := ln.Addr().(*net.TCPAddr).Port
 	srv := build(b)
+	serve, scheme := srv.Serve, "http"
+	if cfg.TLS() {
+		tlsSrv, ok := srv.(TLSServer)
+		if !ok {
+			ln.Close()
+			fmt.Fprintf(stderr, "error: %s cannot serve HTTPS (--certfile/--keyfile): its server has no ServeTLS\n", name)
+			return 2
+		}
+		serve = func(ln net.Listener) error { return tlsSrv.ServeTLS(ln, cfg.CertFile, cfg.KeyFile) }
+		scheme = "https"
+	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() { served <- serve(ln) }()
 	// os.Stdout is unbuffered, so the line is out as soon as Fprintf returns; the listener
 	// already accepts (the kernel queues connections until Serve takes them).
-	fmt.Fprintf(stdout, "listening on http://%s (%s, %d workers)\n",
+	fmt.Fprintf(stdout, "listening on %s://%s (%s, %d workers)\n", scheme,
 		net.JoinHostPort(cfg.Host, strconv.Itoa(port)), name, runtime.GOMAXPROCS(0))
 
 	select {
@@ -156,6 +187,9 @@ func Parse(name string, args []string, help io.Writer) (Config, error) {
 		"MongoDB URL; its path names the database (env MONGO_URL)")
 	fs.StringVar(&cfg.RedisURL, "redis-url", envOr("REDIS_URL", "redis://127.0.0.1:6379/0"),
 		"Redis URL (env REDIS_URL)")
+	fs.StringVar(&cfg.CertFile, "certfile", os.Getenv("TLS_CERTFILE"),
+		"serve HTTPS (crypto/tls) with this PEM certificate and --keyfile (env TLS_CERTFILE)")
+	fs.StringVar(&cfg.KeyFile, "keyfile", os.Getenv("TLS_KEYFILE"), "the certificate's PEM private key (env TLS_KEYFILE)")
 	fs.Usage = func() {} // flag calls it on every error too; help is printed for --help only
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -174,6 +208,8 @@ func Parse(name string, args []string, help io.Writer) (Config, error) {
 		return cfg, fmt.Errorf("invalid --port %d: must be 0..65535", cfg.Port)
 	case cfg.Workers < 0:
 		return cfg, fmt.Errorf("invalid --workers %d: must be 0 or more", cfg.Workers)
+	case (cfg.CertFile == "") != (cfg.KeyFile == ""):
+		return cfg, errors.New("--certfile and --keyfile go together: give both (or neither, for plain HTTP)")
 	}
 	return cfg, nil
 }

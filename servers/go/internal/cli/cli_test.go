@@ -4,13 +4,22 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
 	"flag"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -48,7 +57,9 @@ func TestParseDefaults(t *testing.T) {
 	t.Setenv("MONGO_URL", "")
 	t.Setenv("REDIS_URL", "")
 	cfg, err := Parse("x", nil, io.Discard)
-	want := Config{"127.0.0.1", 8000, 0, "mongodb://127.0.0.1:27017/test", "redis://127.0.0.1:6379/0"}
+	t.Setenv("TLS_CERTFILE", "")
+	t.Setenv("TLS_KEYFILE", "")
+	want := Config{Host: "127.0.0.1", Port: 8000, MongoURL: "mongodb://127.0.0.1:27017/test", RedisURL: "redis://127.0.0.1:6379/0"}
 	if err != nil || cfg != want {
 		t.Fatalf("Parse() = %+v, %v; want %+v", cfg, err, want)
 	}
@@ -59,8 +70,8 @@ func TestParseDefaults(t *testing.T) {
 		t.Errorf("env not used: %+v", cfg)
 	}
 	cfg, _ = Parse("x", []string{"--mongo-url", "mongodb://f/x", "-redis-url=redis://f/1",
-		"--host", "::1", "--port=9", "--workers", "3"}, io.Discard)
-	want = Config{"::1", 9, 3, "mongodb://f/x", "redis://f/1"}
+		"--host", "::1", "--port=9", "--workers", "3", "--certfile", "c.pem", "--keyfile=k.pem"}, io.Discard)
+	want = Config{"::1", 9, 3, "mongodb://f/x", "redis://f/1", "c.pem", "k.pem"}
 	if cfg != want {
 		t.Errorf("flags: %+v, want %+v", cfg, want)
 	}
@@ -68,7 +79,7 @@ func TestParseDefaults(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	for _, args := range [][]string{{"--bogus"}, {"--port", "x"}, {"--port", "70000"}, {"--port=-1"},
-		{"--workers", "-1"}, {"--workers"}, {"extra"}} {
+		{"--workers", "-1"}, {"--workers"}, {"extra"}, {"--certfile", "c.pem"}, {"--keyfile", "k.pem"}} {
 		if _, err := Parse("x", args, io.Discard); err == nil || errors.Is(err, flag.ErrHelp) {
 			t.Errorf("Parse(%q): err %v, want a flag error", args, err)
 		}
@@ -77,7 +88,7 @@ func TestParseErrors(t *testing.T) {
 	if _, err := Parse("x", []string{"--help"}, &help); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("--help: err %v", err)
 	}
-	for _, f := range []string{"--host", "--port", "--workers", "--mongo-url", "--redis-url", "--help"} {
+	for _, f := range []string{"--host", "--port", "--workers", "--mongo-url", "--redis-url", "--certfile", "--keyfile", "--help"} {
 		if !strings.Contains(help.String(), f) {
 			t.Errorf("help lacks %s:\n%s", f, help.String())
 		}
@@ -136,6 +147,7 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"--redis-url", "http://x"}, 2, ""},
 		{[]string{"--mongo-url", "postgres://x"}, 2, ""},
 		{[]string{"--help"}, 0, ""},
+		{[]string{"--certfile", "/nonexistent.pem", "--keyfile", "/nonexistent-key.pem"}, 2, ""},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer
@@ -209,5 +221,90 @@ func TestProcessSignals(t *testing.T) {
 				t.Errorf("request in flight at %v: %v", sig, err)
 			}
 		})
+	}
+}
+
+var readyTLS = regexp.MustCompile(`^listening on https://127\.0\.0\.1:(\d+) \(helper, (\d+) workers\)\n$`)
+
+// selfSigned writes a certificate for 127.0.0.1 and its key into dir, and returns their paths and
+// a pool that trusts the certificate.
+func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, pool
+}
+
+// TestRunServesTLS: with --certfile and --keyfile the ready line says https, the server answers over
+// TLS with that certificate, and plain HTTP on the same port gets no answer of the route.
+func TestRunServesTLS(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	certFile, keyFile, pool := selfSigned(t, t.TempDir())
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	var stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, "helper", []string{"--port", "0", "--workers", "1", "--certfile", certFile, "--keyfile", keyFile,
+			"--mongo-url", "mongodb://127.0.0.1:1/test", "--redis-url", "redis://127.0.0.1:1/0"}, pw, &stderr, hello)
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := readyTLS.FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("ready line %q, want https", line)
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	res, err := client.Get("https://127.0.0.1:" + m[1] + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.TLS == nil || string(body) != "hi" {
+		t.Errorf("answer over TLS %v: %q", res.TLS != nil, body)
+	}
+	if res, err := http.Get("http://127.0.0.1:" + m[1] + "/"); err == nil {
+		res.Body.Close()
+		if res.StatusCode == http.StatusOK {
+			t.Errorf("plain HTTP on the TLS port answered 200")
+		}
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d, stderr %q", code, stderr.String())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return within 5 s of the stop")
 	}
 }
