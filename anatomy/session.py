@@ -125,6 +125,8 @@ def cpu_section(entry: catalog.Entry, profiler: Profiler, processes: list) -> di
             parts.append(layers.attribute_threads(stacks, rules, threads.threads, threads.process, threads.names,
                                                   wall, pyspy.WALL_RATE, main_tid=pid))
     total = layers.merge(parts)
+    if not total.active:  # samples, but none on CPU (a profiler that attached late on a busy machine)
+        return {"why": "the profiler's samples hold no on-CPU time", "shares": {}, "top": [], "stacks": all_stacks}
     return {"why": "", "shares": {rules.label(k): round(v, 1) for k, v in total.shares().items()},
             "layers": {k: round(v, 1) for k, v in total.shares().items()},
             "cpu_s": round(total.active, 3),
