@@ -137,6 +137,8 @@ def cpu_section(entry: catalog.Entry, profiler: Profiler, processes: list) -> di
             parts.append(layers.attribute_threads(stacks, rules, threads.threads, threads.process, threads.names,
                                                   wall, pyspy.WALL_RATE, main_tid=pid))
     total = layers.merge(parts)
+    if not total.active:  # samples, but none on CPU (a profiler that attached late on a busy machine)
+        return {"why": "the profiler's samples hold no on-CPU time", "shares": {}, "top": [], "stacks": all_stacks}
     native_pct = None
     if profiler.dsos:  # the TLS library's native share (perf): the GIL samples spread it over the other layers
         native_pct = perfdso.share(profiler.dsos, profiler.native)

@@ -1,21 +1,71 @@
-"""Fixtures shared by the suite: real backends, and real servers of every catalog entry."""
+"""Fixtures and hooks shared by the suite: backends on demand, real servers of every catalog entry, and
+the parallel run (pytest-xdist workers, each with ports of its own, `alone` tests on a quiet machine)."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from collections import OrderedDict
+from pathlib import Path
 
 import pytest
 
+import alone
+import extras
+import scheduling
+from ondemand import OnDemandBackends
+from processes import ports
 from servers.core import catalog, interpreters
-from serverproc import SEED_USERS, ServerProcess, backend_args, free_port
+from serverproc import ServerProcess, backend_args
+
+SHARED_ENV = "REFSUITE_TEST_RUN_DIR"  # the run's directory every worker shares (backends, locks)
+# Ports of each worker (REFSUITE_PORTS): below PostgreSQL's private range (backends/postgres.py) and the
+# ephemeral one, above compose's published ports; the controller's (a run without workers) last.
+PORTS_BASE, PORTS_PER_WORKER = 10000, 1000
+CONTROLLER_PORTS = "19000-19999"
+# A worker keeps this many stacks' servers running (`running`); its tests come grouped by stack.
+SERVERS_KEPT = 3
+
+
+def _worker_id(config) -> str | None:
+    return getattr(config, "workerinput", {}).get("workerid")
+
+
+def pytest_configure(config):
+    worker = _worker_id(config)
+    if worker is None:  # the controller: what the workers it starts inherit
+        run_dir = Path(tempfile.mkdtemp(prefix="refsuite-tests-"))
+        os.environ[SHARED_ENV] = str(run_dir)
+        os.environ[ports.RANGE_ENV] = CONTROLLER_PORTS
+        if getattr(config.option, "numprocesses", None):  # workers will run: `alone` tests need the lock
+            os.environ[alone.DIR_ENV] = str(run_dir)
+    else:
+        index = int(worker.removeprefix("gw"))
+        low = PORTS_BASE + index * PORTS_PER_WORKER
+        os.environ[ports.RANGE_ENV] = f"{low}-{low + PORTS_PER_WORKER - 1}"
+
+
+def pytest_unconfigure(config):
+    if _worker_id(config) is None and os.environ.get(SHARED_ENV):
+        run_dir = Path(os.environ[SHARED_ENV])
+        if (run_dir / "backends").exists():
+            OnDemandBackends(run_dir / "backends").stop_all()
+        shutil.rmtree(run_dir, ignore_errors=True)
 
 
 def _free_threaded_param(item) -> str | None:
     """The free-threaded entry a test item is parametrized with, if any."""
+    return next((name for name in _entry_params(item) if name in FREE_THREADED_ENTRIES), None)
+
+
+def _entry_params(item) -> list[str]:
+    """The catalog entries a test item is parametrized with."""
     params = getattr(getattr(item, "callspec", None), "params", {})
-    return next((v for v in params.values() if isinstance(v, str) and v in FREE_THREADED_ENTRIES), None)
+    return [v for v in params.values() if isinstance(v, str) and v in catalog.BY_NAME]
 
 
 FREE_THREADED_ENTRIES = {e.name for e in catalog.ENTRIES if e.free_threaded}
+
 
 
 def pytest_collection_modifyitems(config, items):
@@ -26,40 +76,81 @@ def pytest_collection_modifyitems(config, items):
         for item in items:
             if _free_threaded_param(item):
                 item.add_marker(skip)
+    # An entry whose extra is not installed (`pip install -e '.[flask,test]'` alone) is skipped, saying which.
+    for item in items:
+        reasons = [why for name in _entry_params(item) if (why := extras.missing(name))]
+        if reasons:
+            item.add_marker(pytest.mark.skip(reason=reasons[0]))
+    # A test that stops its stack's shared server (`running`) comes after every other test of the stack.
+    items.sort(key=lambda item: item.get_closest_marker("stops_server") is not None)
+    # A stack's tests go to one worker, which starts its server once for all of them; the `alone` tests are
+    # one group, run one after the other while no other test runs (tests/alone.py, tests/scheduling.py).
+    worker = _worker_id(config)
+    if worker is not None:
+        groups = {}
+        for item in items:
+            names = _entry_params(item)
+            if item.get_closest_marker("alone"):
+                groups[item.nodeid] = alone.GROUP
+            elif names:
+                groups[item.nodeid] = names[0]
+        scheduling.write(Path(os.environ[SHARED_ENV]), worker, groups)
     # Build the Go binaries once, up front, rather than inside a server's start timeout.
     go_names = [e.name for e in catalog.ENTRIES if e.language == "go"]
-    if any(f"[{name}" in item.nodeid for item in items for name in go_names):
+    if any(name in _entry_params(item) for item in items for name in go_names):
         from servers.core.command import build_go
 
         for name in go_names:
             build_go(name)
 
 
-@pytest.fixture(scope="session")
-def backends(tmp_path_factory):
-    """Real redis-server and FerretDB (on PostgreSQL) on free loopback ports, seeded with users 1..SEED_USERS."""
-    from backends.local import LocalBackends
-    from backends.seed import seed
+def pytest_xdist_make_scheduler(config, log):
+    """The controller hands out the workers' tests by their groups (tests/scheduling.py)."""
+    return scheduling.GroupScheduling(config, log, Path(os.environ[SHARED_ENV]))
 
-    local = LocalBackends(state_dir=tmp_path_factory.mktemp("backends"),
-                          redis_port=free_port(), mongo_port=free_port())
-    local.up()
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Each test holds the run lock (tests/alone.py); an `alone` test keeps it exclusive for the next
+    one when that is `alone` too."""
+    is_alone = item.get_closest_marker("alone") is not None
+    alone.TURNS.take(is_alone)
     try:
-        seed(local.mongo_url, local.redis_url, SEED_USERS, local.postgres_url)
-        yield local
+        return (yield)
     finally:
-        local.down()
+        if not (is_alone and nextitem is not None and nextitem.get_closest_marker("alone")):
+            alone.TURNS.give_back()
+
+
+@pytest.fixture(scope="session")
+def backends():
+    """Real redis-server and FerretDB (on PostgreSQL), seeded with users 1..SEED_USERS, shared by every
+    worker: their URLs are fixed now, each is started when a test first needs it (`backends.ensure`,
+    or a ServerProcess request to one of its routes)."""
+    return OnDemandBackends(Path(os.environ[SHARED_ENV]) / "backends")
+
+
+@pytest.fixture(scope="session")
+def private_backends(tmp_path_factory):
+    """Backends of this worker alone, for a test that stops or kills one (started on demand too)."""
+    local = OnDemandBackends(tmp_path_factory.mktemp("private-backends"))
+    yield local
+    local.stop_all()
 
 
 @pytest.fixture(scope="session")
 def running(backends):
-    """running(name) -> that entry's server, started once per session (again if it died)."""
-    servers: dict[str, ServerProcess] = {}
+    """running(name) -> that entry's server, started once (again if it died); the worker keeps the last
+    SERVERS_KEPT stacks' servers running, since its tests come grouped by stack."""
+    servers: OrderedDict[str, ServerProcess] = OrderedDict()
 
     def get(name: str) -> ServerProcess:
         server = servers.get(name)
         if server is None or server.proc.poll() is not None:
-            server = servers[name] = ServerProcess(name, backend_args(backends)).start()
+            server = servers[name] = ServerProcess(name, backend_args(backends), backends=backends).start()
+            while len(servers) > SERVERS_KEPT:
+                servers.popitem(last=False)[1].stop()
+        servers.move_to_end(name)
         return server
 
     yield get
@@ -72,8 +163,9 @@ def start_server(backends):
     """start_server(name, args) -> a fresh ServerProcess, stopped after the test."""
     started: list[ServerProcess] = []
 
-    def start(name: str, args: list[str] | None = None) -> ServerProcess:
-        server = ServerProcess(name, [*backend_args(backends), *(args or [])])
+    def start(name: str, args: list[str] | None = None, on=None) -> ServerProcess:
+        chosen = on or backends
+        server = ServerProcess(name, [*backend_args(chosen), *(args or [])], backends=chosen)
         started.append(server)
         return server.start()
 

@@ -18,6 +18,7 @@ from serverproc import ServerProcess
 from processes.ports import free_port
 
 SECONDS = 4.0
+IDLE_WORKER_CPU_S = 0.02  # an idle gunicorn sync worker over SECONDS spends far less (its heartbeat)
 needs_wrk = pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (apt-get install wrk)")
 
 
@@ -51,13 +52,16 @@ def test_the_most_specific_rule_wins():
 
 
 @needs_wrk
+@pytest.mark.alone  # the profiler's sampling of two busy workers: on a machine busy with other tests it sees too little
 def test_two_gunicorn_workers_share_the_load_under_one_supervisor(tmp_path):
     result = run(tmp_path, "flask_gunicorn", workers=2)
     roles = sorted(p["role"] for p in result["processes"])
     assert roles == ["supervisor", "worker", "worker"], result["processes"]
     workers = [p for p in result["processes"] if p["role"] == "worker"]
-    busy = sum(p["cpu_s"] for p in workers)
-    assert busy > 0 and all(p["cpu_s"] > 0.15 * busy for p in workers), workers  # both take requests
+    # Both take requests: each worker's CPU over the load is well above an idle sync worker's (its heartbeat,
+    # microseconds a second); how the kernel splits the accepts between them varies with the machine's load,
+    # so no share is asserted.
+    assert all(p["cpu_s"] > IDLE_WORKER_CPU_S for p in workers), workers
     assert "shared by 3 processes" in result["connections"]["listen"]  # one accept queue, inherited
     cpu = result["cpu"]
     if cpu["why"]:

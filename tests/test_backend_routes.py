@@ -51,8 +51,9 @@ def server(request, running) -> ServerProcess:
 
 
 @pytest.fixture(params=OUTAGE_NAMES)
-def outage_server(request, running) -> ServerProcess:
-    return running(request.param)
+def outage_server(request, start_server, private_backends) -> ServerProcess:
+    """The stack on this worker's private backends: its outage stops them, not the ones other tests share."""
+    return start_server(request.param, on=private_backends)
 
 
 def get_json(server: ServerProcess, path: str) -> tuple[int, object]:
@@ -120,21 +121,20 @@ def _wait_for(server: ServerProcess, path: str, status: int, within: float) -> f
 
 @pytest.mark.parametrize("service,paths", [("redis", ["/redis/pooled", "/redis/per-request"]),
                                            ("mongo", ["/mongo/pooled/1", "/mongo/per-request/1"])])
-def test_backend_outage_is_503_within_2s_then_recovers(outage_server, backends, service, paths):
+def test_backend_outage_is_503_within_2s_then_recovers(outage_server, service, paths):
     server = outage_server
+    backends = server.backends  # private to this worker
     for path in paths:  # warm the pools, so the outage hits live connections
         assert server.request(path)[0].status == 200
-    backends.down([service])
+    backends.down(service)
     try:
         for path in paths:
             started = time.monotonic()
-            status, body = get_json(server, path)
-            assert (status, body) == (503, UNAVAILABLE)
+            response, raw = server.request(path, ensure=False)
+            assert (response.status, json.loads(raw)) == (503, UNAVAILABLE)
             assert time.monotonic() - started < 2.0
     finally:
-        backends.up([service])
-        if service == "redis":
-            seed_redis(backends.redis_url)  # the local redis-server keeps nothing on disk
+        backends.ensure(service)  # started and seeded again (the local redis-server keeps nothing on disk)
     for path in paths:
         _wait_for(server, path, 200, within=5.0)
     assert server.proc.poll() is None, "the same process answers again, no restart"

@@ -1,4 +1,4 @@
-"""/json is serialized inside each request, on every Python stack (TechEmpower's JSON rule).
+"""/json is serialized inside each request, by every Python app on each interpreter (TechEmpower's JSON rule).
 
 How it is shown: the entry runs as a real process (its real server, workers and framework) with
 tests/json_spy on PYTHONPATH. That directory's sitecustomize wraps json.dumps, ujson.dumps and
@@ -25,7 +25,12 @@ HELLO_JSON = b'{"message":"Hello, World!"}'
 REQUESTS = 12
 
 
-@pytest.mark.parametrize("name", [e.name for e in catalog.python_entries() if "json" in e.ops])
+# The fact lives in the app (its framework's JSON machinery), on each interpreter it runs on: one entry per
+# app and interpreter shows it (the servers hand the app's bytes on; none builds a body itself).
+ONE_PER_APP = list({(e.app, e.interpreter): e.name for e in reversed(catalog.python_entries()) if "json" in e.ops}.values())[::-1]
+
+
+@pytest.mark.parametrize("name", ONE_PER_APP)
 def test_json_is_serialized_once_per_request(name, backends, tmp_path):
     calls = tmp_path / "json-calls"
     pythonpath = os.pathsep.join(filter(None, [str(SPY_DIR), os.environ.get("PYTHONPATH")]))

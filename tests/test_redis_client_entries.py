@@ -27,6 +27,7 @@ def test_redis_returns_the_name(server, route):
     assert routes.get_json(server, route) == (200, {"name": REDIS_VALUE})
 
 
-def test_redis_outage_is_503_within_2s_then_recovers(server, backends):
-    routes.test_backend_outage_is_503_within_2s_then_recovers(server, backends, "redis",
+@pytest.mark.parametrize("name", VARIANTS)
+def test_redis_outage_is_503_within_2s_then_recovers(name, start_server, private_backends):
+    routes.test_backend_outage_is_503_within_2s_then_recovers(start_server(name, on=private_backends), "redis",
                                                              ["/redis/pooled", "/redis/per-request"])

@@ -230,6 +230,7 @@ def test_watch_counts_the_tools_cpu_and_the_connections_it_opens(tmp_path):
     assert watch.result.connections_open == 3
 
 
+@pytest.mark.alone  # the ramp's sent rate and void checks read the machine
 def test_a_real_short_ramp_against_go_nethttp(tmp_path):
     from bench.plan import Settings, build
     from bench.progress import Progress

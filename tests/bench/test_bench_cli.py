@@ -12,8 +12,10 @@ import pytest
 
 from servers.core import catalog
 
-from bench import cli, defaults, plan as planning, presets
-from loadtools import DEFAULT_TOOL
+pytest.importorskip("numpy", reason="the bench extra is not installed: pip install -e '.[bench]'")
+
+from bench import cli, defaults, plan as planning, presets  # noqa: E402
+from loadtools import DEFAULT_TOOL  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,6 +13,7 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
 
 from processes.bounded import run_bounded
 from processes.tree import stop
@@ -31,6 +32,7 @@ def start_stall_server() -> tuple[subprocess.Popen, str]:
     return proc, line.split()[-1]
 
 
+@pytest.mark.alone  # its latencies and sent rate are timing
 def test_open_loop_p99_shows_a_stall_that_closed_loop_hides(tmp_path, need_tool):
     need_tool("vegeta")
     hey = need_tool("hey")

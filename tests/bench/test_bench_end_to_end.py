@@ -36,6 +36,7 @@ def nethttp(tmp_path):
     server.stop()
 
 
+@pytest.mark.alone  # the cell's self-checks (tool CPU, Little's law) read the machine
 def test_wrk_run_writes_results_and_reports(run_bench, tmp_path, need_tool):
     need_tool("wrk")
     out = tmp_path / "out"

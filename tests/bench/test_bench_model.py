@@ -9,11 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench import model, report_html, results_md, schema, significance
-from bench.schema import Result
+import pytest
 
-from test_bench_reports import sample
-from test_bench_significance import session
+pytest.importorskip("numpy", reason="the bench extra is not installed: pip install -e '.[bench]'")
+
+from bench import model, report_html, results_md, schema, significance  # noqa: E402
+from bench.schema import Result  # noqa: E402
+
+from test_bench_reports import sample  # noqa: E402
+from test_bench_significance import session  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,10 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from bench import reports
-from bench.capacity import Slo
-from bench.schema import Result
-from harness import browser
+pytest.importorskip("numpy", reason="the bench extra is not installed: pip install -e '.[bench]'")
+
+from bench import reports  # noqa: E402
+from bench.capacity import Slo  # noqa: E402
+from bench.schema import Result  # noqa: E402
+from harness import browser  # noqa: E402
 
 WINDOW = browser.WINDOW
 PROBE = Path(__file__).with_name("chart_probe.js")

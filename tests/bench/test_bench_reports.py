@@ -5,9 +5,13 @@ import re
 
 from servers.core import catalog
 
-from bench import compare, model, report_html, results_md, schema
-from bench.schema import Result
-from loadtools import ab, hey, vegeta, wrk
+import pytest
+
+pytest.importorskip("numpy", reason="the bench extra is not installed: pip install -e '.[bench]'")
+
+from bench import compare, model, report_html, results_md, schema  # noqa: E402
+from bench.schema import Result  # noqa: E402
+from loadtools import ab, hey, vegeta, wrk  # noqa: E402
 
 
 def result(entry: str, op: str, m, tool: str = "wrk", repeat: int = 0, repeats: int = 1, **kw) -> Result:

@@ -9,9 +9,11 @@ import pytest
 
 from servers.core import catalog
 
-from bench import compare, model, noise, plan, report_html, results_md, rounds, schema
-from bench.schema import Result
-from bench.significance import NEEDS, Verdict, ratio_of_medians
+pytest.importorskip("numpy", reason="the bench extra is not installed: pip install -e '.[bench]'")
+
+from bench import compare, model, noise, plan, report_html, results_md, rounds, schema  # noqa: E402
+from bench.schema import Result  # noqa: E402
+from bench.significance import NEEDS, Verdict, ratio_of_medians  # noqa: E402
 
 
 # -- the bootstrap interval of a ratio of medians -------------------------------------------------

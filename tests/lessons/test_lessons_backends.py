@@ -96,6 +96,7 @@ def test_pymongo_opens_two_connections_on_ferretdb_the_monitors_and_the_commands
     import psutil
     import pymongo
 
+    backends.ensure("mongo")
     port = int(backends.mongo_url.rsplit(":", 1)[1].split("/")[0])
 
     def open_to_mongo() -> int:

@@ -10,14 +10,17 @@ import sys
 import time
 from pathlib import Path
 
-import h2.config
-import h2.connection
-import h2.events
-import psutil
 import pytest
 
-from lessontools import connect, read_response
-from serverproc import ServerProcess, free_port
+pytest.importorskip("h2", reason="the hypercorn extra is not installed: pip install -e '.[hypercorn]'")
+
+import h2.config  # noqa: E402
+import h2.connection  # noqa: E402
+import h2.events  # noqa: E402
+import psutil  # noqa: E402
+
+from lessontools import connect, read_response  # noqa: E402
+from serverproc import ServerProcess, free_port  # noqa: E402
 
 REQUEST = [(":method", "GET"), (":path", "/"), (":scheme", "http"), (":authority", "lesson")]
 

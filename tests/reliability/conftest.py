@@ -12,7 +12,7 @@ import pytest
 from conformance import known
 from recording import ENABLED as RECORDING, Recorder
 from reltools import RESULTS, SCALE, SECONDS
-from serverproc import ServerProcess
+from serverproc import ServerProcess, backend_args
 from servers.core import catalog
 
 
@@ -82,14 +82,15 @@ def shared_server(backends):
     SIGKILLed when the next one is asked for, the last one when the module ends."""
     current: dict[str, ServerProcess] = {}
 
-    def get(name: str) -> ServerProcess:
+    def get(name: str, on=None) -> ServerProcess:
+        """on: other backends than the shared ones (a worker's private set, for a test that kills them)."""
         server = current.get(name)
-        if server is None or server.proc.poll() is not None:
+        chosen = on or backends
+        if server is None or server.proc.poll() is not None or server.backends is not chosen:
             for old in current.values():
                 old.kill()
             current.clear()
-            args = ["--mongo-url", backends.mongo_url, "--redis-url", backends.redis_url]
-            server = current[name] = ServerProcess(name, args).start()
+            server = current[name] = ServerProcess(name, backend_args(chosen), backends=chosen).start()
         return server
 
     yield get

@@ -26,6 +26,7 @@ import loadtools as load_tools
 from bench.schema import Measurement
 from loadtools import LoadSpec
 from conformance import report as conformance_report
+from backends import redis_clients
 from servers.core import catalog
 from servers.core.cores import usable_cores, usable_cpus
 from servers.core.tables import markdown_table
@@ -53,6 +54,9 @@ OUT_DIR = Path(os.environ.get("RELIABILITY_OUT") or ROOT / "results" / "reliabil
 CONTRACT_S = 2.0  # no answer may take longer (the route contract's 503 bound)
 RECOVERY_S = 5.0  # 200 again within this long after a backend returns; workers back within it too
 CLIENT_TIMEOUT_S = 2.5  # our clients give up here: anything slower than CONTRACT_S already failed
+# Where a test checks something else than latency (memory, say) and runs beside other tests, a request
+# unanswered this long is a hang, not a slow answer of a busy machine.
+HANG_S = 10.0
 HELLO = b"Hello, World!"
 
 # Text that must never reach a client: stack traces, debuggers, Go panics.
@@ -70,9 +74,30 @@ def seconds(fraction: float = 1.0, minimum: float = 0.0, maximum: float | None =
 
 
 ENTRIES = list(catalog.ENTRIES)
+
+
+def base_of(entry: catalog.Entry) -> catalog.Entry | None:
+    """The entry a client or driver variant (sanic_glide, flask_gevent_redispy, sanic_motor) varies: the
+    same app, server and interpreter on the default Redis client and the app's own Mongo driver; None
+    for an entry that is no such variant."""
+    if entry.free_threaded or (entry.redis_client == redis_clients.DEFAULT
+                               and entry.mongo_driver == entry.app_spec.mongo_driver):
+        return None  # a free-threaded entry is no variant: another interpreter, sometimes another server version
+    return next(e for e in ENTRIES if (e.app, e.server, e.interpreter) == (entry.app, entry.server, entry.interpreter)
+                and e.redis_client == redis_clients.DEFAULT and e.mongo_driver == e.app_spec.mongo_driver)
+
+
+# A variant's server and app are its base entry's: its HTTP-level behaviour (the hostile barrage, slow and
+# silent clients, a killed worker, the hold of `/`; the conformance grid) is verified on the base entry,
+# and the variant runs what its client changes (its backend routes under load, the backend faults, memory).
+# test_reliability_variants.py shows the inheritance on one variant per client.
+VARIANT_BASE = {e.name: base.name for e in ENTRIES if (base := base_of(e)) is not None}
 ALL = [e.name for e in ENTRIES]
 PRODUCTION = [e.name for e in ENTRIES if catalog.PRODUCTION in e.tags]
 DEV_ONLY = [e.name for e in ENTRIES if e.dev_only]
+# The entries whose HTTP-level behaviour is their own (every entry but the variants).
+HTTP_ALL = [name for name in ALL if name not in VARIANT_BASE]
+HTTP_PRODUCTION = [name for name in PRODUCTION if name not in VARIANT_BASE]
 # Stacks whose server promises to replace a crashed worker (ServerSpec.replaces_dead_workers), and
 # those with a caveat that says it does not (the test is its evidence: an expected failure).
 RESPAWNING = [e.name for e in ENTRIES if e.server_spec.replaces_dead_workers
@@ -138,6 +163,38 @@ def expected_processes(server) -> int:
     return server.ready.workers
 
 
+class MachineShare:
+    """What the rest of the machine took while a load ran: the CPU time of processes outside the server's
+    tree and our own load tool, and the hypervisor's steal, in percent of the machine's CPU time (what a
+    failed latency bound names, so that a busy machine is told from a slow server)."""
+
+    def __init__(self, server) -> None:
+        self.server = server
+        self._times = psutil.cpu_times()
+        self._ours = self._our_cpu()
+
+    def _our_cpu(self) -> float:
+        total = 0.0
+        mine = psutil.Process()
+        for proc in [*self.server.tree(), mine, *mine.children(recursive=True)]:
+            try:
+                times = proc.cpu_times()
+                total += times.user + times.system
+            except psutil.Error:
+                pass
+        return total
+
+    def over(self) -> dict:
+        now = psutil.cpu_times()
+        wall = sum(now) - sum(self._times)
+        busy = wall - (now.idle - self._times.idle) - (getattr(now, "iowait", 0) - getattr(self._times, "iowait", 0))
+        steal = getattr(now, "steal", 0.0) - getattr(self._times, "steal", 0.0)
+        ours = self._our_cpu() - self._ours
+        foreign = max(0.0, busy - steal - ours)
+        return {"foreign_cpu_pct": round(100 * foreign / wall, 1) if wall else None,
+                "steal_pct": round(100 * steal / wall, 1) if wall else None}
+
+
 def alive(server) -> bool:
     return server.proc is not None and server.proc.poll() is None
 
@@ -166,8 +223,11 @@ def get(server, path: str = "/", timeout: float = CLIENT_TIMEOUT_S, headers: dic
 
 
 def warm(server, paths=("/",), attempts: int = 100) -> None:
-    """Each path answers 200 (a freshly started stack may still be loading its workers)."""
+    """Each path answers 200 (a freshly started stack may still be loading its workers); the backend a
+    path needs is started first (tests/ondemand.py)."""
     for path in paths:
+        if getattr(server, "backends", None) is not None and hasattr(server.backends, "for_path"):
+            server.backends.for_path(path)
         for attempt in range(attempts):
             try:
                 status, _ = get(server, path, timeout=5)
@@ -223,10 +283,11 @@ def wrk_summary(result: Measurement) -> dict:
             "non_2xx": result.non_2xx, "errors": result.errors_total}
 
 
-def hey(url: str, requests: int, concurrency: int = 64, keepalive: bool = True) -> Measurement:
-    """hey -n: a fixed number of requests (for the RSS check), client timeout CLIENT_TIMEOUT_S."""
+def hey(url: str, requests: int, concurrency: int = 64, keepalive: bool = True,
+        timeout: float = CLIENT_TIMEOUT_S) -> Measurement:
+    """hey -n: a fixed number of requests (for the RSS check), client timeout `timeout` s."""
     spec = LoadSpec(base_url=url, path="", connections=min(concurrency, requests), requests=requests,
-                    timeout_s=CLIENT_TIMEOUT_S, keepalive=keepalive)
+                    timeout_s=timeout, keepalive=keepalive)
     return _drive("hey", spec, [], 600)
 
 

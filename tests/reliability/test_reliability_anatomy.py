@@ -21,6 +21,7 @@ BAND = 4.0
 
 
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed")
+@pytest.mark.alone  # CPU per request, compared across servers
 def test_flask_costs_the_same_cpu_per_request_on_every_server(tmp_path):
     if pyspy.unavailable():
         pytest.skip(pyspy.unavailable())

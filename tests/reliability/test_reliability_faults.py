@@ -125,9 +125,10 @@ def _params():
 
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("name,service", _params())
-def test_backend_killed_and_restarted_under_load(name, service, backends, shared_server, results):
+def test_backend_killed_and_restarted_under_load(name, service, private_backends, shared_server, results):
     entry = catalog.get(name)
-    server = shared_server(name)  # the redis and then the mongo outage on one server
+    backends = private_backends.ensure("mongo" if service == "postgres" else service)  # its LocalBackends
+    server = shared_server(name, on=private_backends)  # the redis and then the mongo outage on one server
     routes = list(ROUTES[service])
     warm(server, ["/", *(r.format(id=1) for r in routes)])
     wait_for_workers(server, expected_processes(server), RECOVERY_S)

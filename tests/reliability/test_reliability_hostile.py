@@ -32,7 +32,7 @@ import zlib
 import pytest
 
 import hostile
-from reltools import (ALL, CLIENT_TIMEOUT_S, CONTRACT_S, HELLO, PRODUCTION, RECOVERY_S, SlowClients, alive, exchange,
+from reltools import (CLIENT_TIMEOUT_S, CONTRACT_S, HELLO, HTTP_ALL, HTTP_PRODUCTION, RECOVERY_S, SlowClients, alive, exchange,
                       expected_processes, get, is_single_threaded, leaks, parse_responses, probe_hello, scaled,
                       seconds, serving_workers, wait_for_workers, warm)
 from servers.core import catalog
@@ -151,10 +151,11 @@ async def _barrage(entry: catalog.Entry, port: int, cases: list[hostile.Case], t
 
 
 @pytest.mark.timeout(900)
-@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("name", HTTP_ALL)
 def test_hostile_requests_are_refused_not_crashing(name, start_server, results):
     entry = catalog.get(name)
     server = start_server(name)
+    server.backends.for_routes(entry.ops)  # the barrage asks its backend routes too
     warm(server)
     # The ready line comes once the socket accepts: a supervisor may still be forking its last worker.
     wait_for_workers(server, expected_processes(server), RECOVERY_S)
@@ -204,7 +205,7 @@ def _probe_hello_for(server, duration: float) -> tuple[list[str], int]:
     return failures, probes
 
 
-@pytest.mark.parametrize("name", PRODUCTION)
+@pytest.mark.parametrize("name", HTTP_PRODUCTION)
 def test_slow_headers_do_not_stall_other_clients(name, start_server, results):
     """Slowloris, bounded: SLOW_CLIENTS connections drip a header byte every 0.2 s for
     RELIABILITY_SECONDS / 4 (1 to 5 s); meanwhile every fresh `GET /` must be answered within the
@@ -223,7 +224,7 @@ def test_slow_headers_do_not_stall_other_clients(name, start_server, results):
                           f"headers: {sorted(set(failures))}")
 
 
-@pytest.mark.parametrize("name", PRODUCTION)
+@pytest.mark.parametrize("name", HTTP_PRODUCTION)
 def test_silent_connections_do_not_stall_other_clients(name, start_server, results):
     """SILENT_CONNECTIONS connections that connect and send nothing, held for 3 s (a browser's
     pre-connects do this); meanwhile every fresh `GET /` must be answered within the contract's 2 s."""

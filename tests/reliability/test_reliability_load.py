@@ -32,7 +32,7 @@ import time
 
 import pytest
 
-from reltools import (PRODUCTION, RECOVERY_S, RESPAWNING, SECONDS, alive, expected_processes, get, hey,
+from reltools import (CONTRACT_S, HANG_S, MachineShare, PRODUCTION, RECOVERY_S, RESPAWNING, VARIANT_BASE, SECONDS, alive, expected_processes, get, hey,
                       scaled, serving_workers, tree_rss, wait_for_workers, warm, wrk, wrk_summary)
 from servers.core import catalog
 
@@ -44,9 +44,10 @@ RSS_GROWTH_LIMIT = 0.20
 
 
 def _load_params():
-    # A route whose family the entry lacks is not tested (the bare entries answer hello and json only).
-    return [pytest.param(name, key, id=f"{name}-{key}") for name in PRODUCTION for key in ROUTES
-            if key in catalog.get(name).families]
+    # A route whose family the entry lacks is not tested (the bare entries answer hello and json only); a
+    # client variant holds its Redis route only (its `/` is its base entry's: reltools.VARIANT_BASE).
+    return [pytest.param(name, key, id=f"{name}-{key}", marks=pytest.mark.alone) for name in PRODUCTION
+            for key in ROUTES if key in catalog.get(name).families and not (key == "hello" and name in VARIANT_BASE)]
 
 
 def _busiest_route(entry: catalog.Entry) -> str:
@@ -57,6 +58,7 @@ def _busiest_route(entry: catalog.Entry) -> str:
 @pytest.mark.timeout(SECONDS + 120)
 @pytest.mark.parametrize("name,route_key", _load_params())
 def test_holds_256_connections(name, route_key, shared_server, results):
+    """`alone`: its 2 s bound is a latency, which a machine busy with other tests would move."""
     entry = catalog.get(name)
     route = ROUTES[route_key]
     server = shared_server(name)  # both routes of a stack on one server
@@ -67,14 +69,19 @@ def test_holds_256_connections(name, route_key, shared_server, results):
         wrk(server.url + _busiest_route(entry), CONNECTIONS, 1, keepalive=entry.keepalive)
         server.rel_warmed = True
 
+    machine = MachineShare(server)
     result = wrk(server.url + route, CONNECTIONS, SECONDS, keepalive=entry.keepalive)
-    results.record(name, **{f"load_{route_key}": {**wrk_summary(result), "keepalive": entry.keepalive}})
+    busy = machine.over()
+    results.record(name, **{f"load_{route_key}": {**wrk_summary(result), "keepalive": entry.keepalive, **busy}})
     assert alive(server), f"{name} died under load; stderr:\n{server.stderr_text()}"
     assert serving_workers(server) == workers, "a worker died (or was replaced) under load"
     assert result.requests > 0
     assert (result.errors_total, result.non_2xx) == (0, 0), (
         f"{name} {route} with {CONNECTIONS} {'keep-alive connections' if entry.keepalive else 'clients, connection per request'}"
-        f" for {SECONDS:g} s: {result.errors_total} socket errors ({result.errors}), {result.non_2xx} non-2xx; "
+        f" for {SECONDS:g} s: {result.errors_total} socket errors ({result.errors}: a timeout is a request unanswered "
+        f"within the contract's {CONTRACT_S:g} s), {result.non_2xx} non-2xx; {result.requests} answered, latency "
+        f"p99 {result.latency_ms.get('p99')} ms, max {result.latency_ms.get('max')} ms; meanwhile the machine's other "
+        f"processes used {busy['foreign_cpu_pct']}% of its CPU time and steal was {busy['steal_pct']}%; "
         f"{'; '.join(result.error_samples)}")
 
 
@@ -99,7 +106,8 @@ def test_rss_flat_from_5k_to_50k_requests(name, start_server, results):
     def drive(count: int) -> None:
         nonlocal stalled
         for path in paths:
-            got = hey(server.url + path, count // 2, keepalive=entry.keepalive)
+            # Memory, not latency, is what this test checks, beside other tests: only a hang fails it.
+            got = hey(server.url + path, count // 2, keepalive=entry.keepalive, timeout=HANG_S)
             errors = got.errors_total
             if silent_stalls_expected:  # hey's "Client.Timeout exceeded": loadtools counts it a timeout
                 stalled += got.errors["timeout"]
@@ -121,7 +129,7 @@ def test_rss_flat_from_5k_to_50k_requests(name, start_server, results):
                                         f"{after_large / 2**20:.1f} MiB after {large} (+{100 * growth:.1f}%)")
 
 
-@pytest.mark.parametrize("name", RESPAWNING)
+@pytest.mark.parametrize("name", [n for n in RESPAWNING if n not in VARIANT_BASE])
 def test_killed_worker_is_replaced(name, start_server, results):
     server = start_server(name)
     warm(server)

@@ -20,7 +20,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from reltools import ALL, ROOT, get, leaks, listening, warm
+from reltools import HTTP_ALL, ROOT, get, leaks, listening, warm
 
 pytestmark = pytest.mark.reliability
 
@@ -64,7 +64,7 @@ def reachable(address: str, port: int) -> bool:
         return True
 
 
-@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("name", HTTP_ALL)
 def test_loopback_only_and_no_debugger_by_default(name, start_server):
     server = start_server(name)  # ServerProcess passes --port and backend URLs, never --host
     warm(server)
