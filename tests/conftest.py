@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import alone
+import rundir
 import extras
 import scheduling
 from ondemand import OnDemandBackends
@@ -18,7 +19,6 @@ from processes import ports
 from servers.core import catalog, interpreters
 from serverproc import ServerProcess, backend_args
 
-SHARED_ENV = "REFSUITE_TEST_RUN_DIR"  # the run's directory every worker shares (backends, locks)
 # Ports of each worker (REFSUITE_PORTS): below PostgreSQL's private range (backends/postgres.py) and the
 # ephemeral one, above compose's published ports; the controller's (a run without workers) last.
 PORTS_BASE, PORTS_PER_WORKER = 10000, 1000
@@ -35,7 +35,7 @@ def pytest_configure(config):
     worker = _worker_id(config)
     if worker is None:  # the controller: what the workers it starts inherit
         run_dir = Path(tempfile.mkdtemp(prefix="refsuite-tests-"))
-        os.environ[SHARED_ENV] = str(run_dir)
+        os.environ[rundir.ENV] = str(run_dir)
         os.environ[ports.RANGE_ENV] = CONTROLLER_PORTS
         if getattr(config.option, "numprocesses", None):  # workers will run: `alone` tests need the lock
             os.environ[alone.DIR_ENV] = str(run_dir)
@@ -46,8 +46,8 @@ def pytest_configure(config):
 
 
 def pytest_unconfigure(config):
-    if _worker_id(config) is None and os.environ.get(SHARED_ENV):
-        run_dir = Path(os.environ[SHARED_ENV])
+    if _worker_id(config) is None and rundir.path() is not None:
+        run_dir = rundir.path()
         if (run_dir / "backends").exists():
             OnDemandBackends(run_dir / "backends").stop_all()
         shutil.rmtree(run_dir, ignore_errors=True)
@@ -94,7 +94,7 @@ def pytest_collection_modifyitems(config, items):
                 groups[item.nodeid] = alone.GROUP
             elif names:
                 groups[item.nodeid] = names[0]
-        scheduling.write(Path(os.environ[SHARED_ENV]), worker, groups)
+        scheduling.write(rundir.path(), worker, groups)
     # Build the Go binaries once, up front, rather than inside a server's start timeout.
     go_names = [e.name for e in catalog.ENTRIES if e.language == "go"]
     if any(name in _entry_params(item) for item in items for name in go_names):
@@ -106,7 +106,7 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_xdist_make_scheduler(config, log):
     """The controller hands out the workers' tests by their groups (tests/scheduling.py)."""
-    return scheduling.GroupScheduling(config, log, Path(os.environ[SHARED_ENV]))
+    return scheduling.GroupScheduling(config, log, rundir.path())
 
 
 @pytest.hookimpl(wrapper=True)
@@ -127,7 +127,7 @@ def backends():
     """Real redis-server and FerretDB (on PostgreSQL), seeded with users 1..SEED_USERS, shared by every
     worker: their URLs are fixed now, each is started when a test first needs it (`backends.ensure`,
     or a ServerProcess request to one of its routes)."""
-    return OnDemandBackends(Path(os.environ[SHARED_ENV]) / "backends")
+    return OnDemandBackends(rundir.path() / "backends")
 
 
 @pytest.fixture(scope="session")

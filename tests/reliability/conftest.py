@@ -6,9 +6,11 @@ reltools.py. See test_reliability_load.py for the knobs (RELIABILITY_SECONDS, RE
 from __future__ import annotations
 
 import fnmatch
+import json
 
 import pytest
 
+import rundir
 from conformance import known
 from recording import ENABLED as RECORDING, Recorder
 from reltools import RESULTS, SCALE, SECONDS
@@ -62,7 +64,26 @@ def pytest_itemcollected(item):
     _ITEMS[item.nodeid] = item
 
 
+def pytest_sessionfinish(session):
+    """A parallel worker leaves what it saw (outcomes, numbers) for the controller, which writes the records
+    and prints the table (tests/conftest.py: the run's directory)."""
+    worker = getattr(session.config, "workerinput", {}).get("workerid")
+    if worker and rundir.path() is not None and (RECORDER.outcomes or RESULTS.rows):
+        state = {"recorder": RECORDER.state(), "results": RESULTS.rows}
+        (rundir.path() / f"reliability-{worker}.json").write_text(json.dumps(state))
+
+
+def _gather_workers() -> None:
+    if rundir.path() is None:
+        return
+    for path in sorted(rundir.path().glob("reliability-gw*.json")):
+        state = json.loads(path.read_text())
+        RECORDER.merge(state["recorder"])
+        RESULTS.merge(state["results"])
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    _gather_workers()
     if RECORDING and RECORDER.selected:  # records/<entry>.json: only when asked, so a partial run overwrites nothing
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED or bool(config.getoption("maxfail", 0))
         written = RECORDER.write(interrupted, SECONDS, SCALE)

@@ -84,6 +84,20 @@ class Recorder:
         elif report.when == "teardown" and report.failed:
             outcomes[key] = "failed"
 
+    def state(self) -> dict:
+        """What this process saw, for the run's controller (each parallel worker runs some of the tests)."""
+        return {"selected": self.selected, "deselected": sorted(self.deselected), "files": sorted(self.files),
+                "outcomes": self.outcomes}
+
+    def merge(self, state: dict) -> None:
+        """Add what a worker saw: every worker collects every test, each reports the ones it ran."""
+        for name, tests in state["selected"].items():
+            self.selected[name] = list(dict.fromkeys([*self.selected.get(name, []), *tests]))
+        self.deselected |= set(state["deselected"])
+        self.files |= set(state["files"])
+        for name, outcomes in state["outcomes"].items():
+            self.outcomes[name].update(outcomes)
+
     def write(self, interrupted: bool, seconds: float, scale: float) -> list[Path]:
         every_file = {p.name for p in HERE.glob("test_*.py")} <= self.files
         commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,

@@ -600,6 +600,20 @@ class Results:
             self.rows.setdefault(name, {}).setdefault(kind, {})[case] = [verdict, what,
                                                                          data[:400].decode("latin-1")]
 
+    def merge(self, rows: dict[str, dict]) -> None:
+        """Add a parallel worker's rows (a stack's tests may run on two workers: its hold of 256 connections
+        runs with the other `alone` tests)."""
+        with self._lock:
+            for name, values in rows.items():
+                row = self.rows.setdefault(name, {})
+                for key, value in values.items():
+                    if isinstance(value, dict) and isinstance(row.get(key), dict):
+                        row[key].update(value)
+                    elif isinstance(value, int) and isinstance(row.get(key), int) and key.startswith("hostile_"):
+                        row[key] += value
+                    else:
+                        row[key] = value
+
     def add(self, name: str, key: str, amount: int) -> None:
         with self._lock:
             row = self.rows.setdefault(name, {})
