@@ -33,6 +33,10 @@ crashes (SIGKILL, a segfault in an extension) takes the whole server down, nothi
 Caveat: HTTP/1.1: granian 2.7.9 (the last release with cp313t wheels) reads a request with both
 Content-Length and Transfer-Encoding as chunked but keeps the connection open after answering it
 (RFC 9112 6.1 says close; 2.8.9 closes) [no-close].
+
+Caveat: on free-threaded 3.13t granian 2.7.9 sometimes ends a SIGTERM after serving in a Rust panic
+("panic in a function that cannot unwind") and an abort, exit -6 (SIGABRT) instead of 0: a process
+manager sees a crash, and requests in flight are lost.
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -37,6 +37,10 @@ Caveat: HTTP/1.1: granian 2.7.9 (the last release with cp313t wheels) reads a re
 Content-Length and Transfer-Encoding as chunked but keeps the connection open after answering it
 (RFC 9112 6.1 says close; 2.8.9 closes) [no-close].
 
+Caveat: on free-threaded 3.13t granian 2.7.9 sometimes ends a SIGTERM after serving in a Rust panic
+("panic in a function that cannot unwind") and an abort, exit -6 (SIGABRT) instead of 0: a process
+manager sees a crash, and requests in flight are lost.
+
 Caveat: granian hands a request that has no Host an empty one (HTTP_HOST '' in WSGI, an empty host
 header in ASGI), which Django's get_host refuses: an HTTP/1.0 request without Host is answered 400,
 not 200 [over-strict].

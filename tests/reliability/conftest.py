@@ -5,7 +5,6 @@ reltools.py. See test_reliability_load.py for the knobs (RELIABILITY_SECONDS, RE
 """
 from __future__ import annotations
 
-import fnmatch
 import json
 
 import pytest
@@ -123,27 +122,3 @@ def shared_server(backends):
 # as the failure of the tests its declaration names (Caveat.evidence, catalog.CAVEAT_EVIDENCE), or of
 # the HTTP/1.1 conformance cases it stands for (known.KNOWN).
 assert set(catalog.CAVEAT_EVIDENCE) | set(known.KNOWN) == set(catalog.CAVEATS), "every catalog caveat needs the test that shows it"
-
-
-def known_limitation(test_name: str) -> tuple[bool, str] | None:
-    for entry in catalog.ENTRIES:
-        if f"[{entry.name}" not in test_name:
-            continue  # every pattern names the stack first: skip the fnmatch of thousands of tests
-        for key in entry.caveats:
-            for pattern, strict in catalog.CAVEAT_EVIDENCE.get(key, ()):
-                if fnmatch.fnmatchcase(test_name, _brackets_literal(pattern.format(name=entry.name))):
-                    return strict, f"catalog caveat {key!r}: {catalog.CAVEATS[key]}"
-    return None
-
-
-def _brackets_literal(pattern: str) -> str:
-    """A test id's [...] is literal text, not an fnmatch character class; * stays a wildcard."""
-    return "".join({"[": "[[]", "]": "[]]"}.get(char, char) for char in pattern)
-
-
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        known = known_limitation(item.name)
-        if known:
-            strict, reason = known
-            item.add_marker(pytest.mark.xfail(strict=strict, reason=reason))
