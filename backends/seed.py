@@ -1,5 +1,6 @@
-"""Load the benchmark data: test.user {id, name} for ids 1..N with a unique index on id, and the
-Redis key "name". Idempotent; `python -m backends.seed --help`.
+"""Load the benchmark data: test.user {id, name} for ids 1..N with a unique index on id, test.fortune
+(TechEmpower's twelve fortune rows, {_id, id, message}), and the Redis key "name". Idempotent;
+`python -m backends.seed --help`.
 
 Every engine must answer a lookup by `id` from an index. FerretDB on PostgreSQL pushes
 `{"id": n}` down as `_jsonb->'id' @> $1`, which the btree behind the Mongo index cannot serve:
@@ -18,10 +19,19 @@ from dataclasses import dataclass
 
 import pymongo
 import redis
-from pymongo import InsertOne, UpdateOne
+from pymongo import InsertOne, ReplaceOne, UpdateOne
 from pymongo.errors import BulkWriteError, PyMongoError
 
-from backends import COLLECTION, DB_NAME, DEFAULT_MONGO_URL, DEFAULT_REDIS_URL, DEFAULT_USERS, REDIS_KEY, postgres
+from backends import (
+    COLLECTION,
+    DB_NAME,
+    DEFAULT_MONGO_URL,
+    DEFAULT_REDIS_URL,
+    DEFAULT_USERS,
+    FORTUNE_COLLECTION,
+    REDIS_KEY,
+    postgres,
+)
 
 REDIS_VALUE = "reference-server"
 USER_NAME_FORMAT = "user-{}"
@@ -32,6 +42,25 @@ INDEX_NAME = "id_1"
 BATCH = 20
 INSERT_BATCH = 1000
 DUPLICATE_KEY = 11000
+
+
+# TechEmpower's fortune table, as their MongoDB set-up loads it (FrameworkBenchmarks,
+# toolset/databases/mongodb/create.js: collection `fortune`, documents {_id, id, message}): the
+# <script> row and the Japanese row are the test's point (escaping, UTF-8).
+FORTUNES: tuple[tuple[int, str], ...] = (
+    (1, "fortune: No such file or directory"),
+    (2, "A computer scientist is someone who fixes things that aren't broken."),
+    (3, "After enough decimal places, nobody gives a damn."),
+    (4, "A bad random number generator: 1, 1, 1, 1, 1, 4.33e+67, 1, 1, 1"),
+    (5, "A computer program does what you tell it to do, not what you want it to do."),
+    (6, "Emacs is a nice operating system, but I prefer UNIX. — Tom Christaensen"),
+    (7, "Any program that runs right is obsolete."),
+    (8, "A list is only as strong as its weakest link. — Donald Knuth"),
+    (9, "Feature: A bug with seniority."),
+    (10, "Computers make very fast, very accurate mistakes."),
+    (11, '<script>alert("This should not be displayed in a browser alert box.");</script>'),
+    (12, "フレームワークのベンチマーク"),
+)
 
 
 def user_name(user_id: int) -> str:
@@ -128,6 +157,25 @@ def seed_mongo(url: str = DEFAULT_MONGO_URL, users: int = DEFAULT_USERS, postgre
         client.close()
 
 
+def seed_fortunes(url: str = DEFAULT_MONGO_URL) -> int:
+    """Make the fortune collection exactly FORTUNES: each row written by its _id (an upsert), any other
+    row removed; the number of documents written or removed."""
+    client = pymongo.MongoClient(url, serverSelectionTimeoutMS=5000, connectTimeoutMS=5000, socketTimeoutMS=60000)
+    try:
+        collection = client.get_default_database(DB_NAME)[FORTUNE_COLLECTION]
+        existing = {doc["_id"]: doc for doc in collection.find({})}
+        wanted = {fid: {"_id": fid, "id": fid, "message": message} for fid, message in FORTUNES}
+        writes = [ReplaceOne({"_id": fid}, doc, upsert=True) for fid, doc in wanted.items() if existing.get(fid) != doc]
+        extra = [key for key in existing if key not in wanted]
+        if writes:
+            collection.bulk_write(writes, ordered=False)
+        if extra:
+            collection.delete_many({"_id": {"$in": extra}})
+        return len(writes) + len(extra)
+    finally:
+        client.close()
+
+
 def seed_redis(url: str = DEFAULT_REDIS_URL) -> bool:
     """SET name reference-server; True if the value changed."""
     client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5, decode_responses=True)
@@ -143,7 +191,9 @@ def seed(
     users: int = DEFAULT_USERS,
     postgres_url: str | None = None,
 ) -> tuple[MongoSeed, bool]:
-    return seed_mongo(mongo_url, users, postgres_url), seed_redis(redis_url)
+    mongo = seed_mongo(mongo_url, users, postgres_url)
+    seed_fortunes(mongo_url)
+    return mongo, seed_redis(redis_url)
 
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -191,6 +241,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"mongo {args.mongo_url}: {DB_NAME}.{COLLECTION} ids 1..{args.users}: inserted {result.inserted}, "
                 f"fixed {result.updated}, {result.total} documents; unique index {INDEX_NAME}{gin}"
             )
+            written = seed_fortunes(args.mongo_url)
+            print(f"mongo {args.mongo_url}: {DB_NAME}.{FORTUNE_COLLECTION}: TechEmpower's {len(FORTUNES)} rows "
+                  f"({written} written or removed)")
         except (PyMongoError, postgres.PostgresError) as exc:
             print(f"backends.seed: mongo at {args.mongo_url}: {exc}", file=sys.stderr)
             return 1

@@ -10,14 +10,24 @@ cheapest place Sanic offers is one response middleware: with none, Sanic skips i
 step; this one costs an await and two header sets per request, the Date string being formatted
 once per second (servers.core.http_date). Under an ASGI server (create_asgi_app: Sanic's app is an
 ASGI app too) the server sends both, so that app has no such middleware.
+
+/fortunes renders templates/fortunes.html with sanic-ext's render() (Sanic's templating: Jinja2 with
+select_autoescape, text/html; charset=utf-8). Sanic would extend an app with every built-in extension
+of sanic-ext once installed (AUTO_EXTEND): OpenAPI's /docs routes, CORS headers, automatic OPTIONS,
+dependency injection run as a signal on every request. The app extends itself with the templating
+extension alone (app.extend), so the other routes stay what they were.
 """
 from __future__ import annotations
 
 import logging
+from operator import itemgetter
+from pathlib import Path
 
 from sanic import Request, Sanic
 from sanic.exceptions import NotFound, SanicException
 from sanic.response import HTTPResponse, json, text
+from sanic_ext import render
+from sanic_ext.extensions.templating.extension import TemplatingExtension
 
 from backends.errors import BackendUnavailable
 from backends.ids import parse_user_id
@@ -29,6 +39,7 @@ from servers.core.options import Options
 
 log = logging.getLogger(__name__)
 APP_NAME = "refsuite"
+TEMPLATES = Path(__file__).with_name("templates")
 
 
 def _found(value: dict | None) -> dict:
@@ -48,6 +59,8 @@ def create_app(options: Options, *, own_server: bool = True) -> Sanic:
     app = Sanic(APP_NAME, configure_logging=False)
     app.config.ACCESS_LOG = False
     app.config.GRACEFUL_SHUTDOWN_TIMEOUT = GRACE_SECONDS  # SIGTERM must stop within 5 s
+    app.extend(extensions=[TemplatingExtension], built_in_extensions=False,
+               config={"templating_path_to_templates": str(TEMPLATES)})
     ops = AsyncOperations(options)
 
     @app.get("/")
@@ -65,6 +78,13 @@ def create_app(options: Options, *, own_server: bool = True) -> Sanic:
     @app.get("/mongo/per-request/<raw_id:str>")
     async def mongo_per_request(request: Request, raw_id: str) -> HTTPResponse:
         return json(_found(await ops.mongo_per_request(_user_id(raw_id))))
+
+    @app.get("/fortunes")
+    async def fortunes(request: Request) -> HTTPResponse:
+        rows = await ops.fortunes()
+        rows.append({"id": 0, "message": contract.ADDITIONAL_FORTUNE})
+        rows.sort(key=itemgetter("message"))
+        return await render("fortunes.html", context={"fortunes": rows}, app=app)
 
     @app.get("/redis/pooled")
     async def redis_pooled(request: Request) -> HTTPResponse:

@@ -4,13 +4,16 @@ Written as http.server's docs write handlers: do_GET routes self.path, then send
 send_header, end_headers and self.wfile.write. The stdlib has no JSON helper for responses, so
 bodies are json.dumps (compact) inside each request. The handler class is the app; the server
 adapter picks HTTPServer or ThreadingHTTPServer and the protocol version. Requests block their
-thread (the only one, on plain HTTPServer).
+thread (the only one, on plain HTTPServer). The stdlib has no template engine: /fortunes builds its
+page with str.join and html.escape (each message escaped, `&<>"'`).
 """
 from __future__ import annotations
 
+import html
 import json
 import logging
 import re
+from operator import itemgetter
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import unquote, urlsplit
 
@@ -25,6 +28,17 @@ log = logging.getLogger(__name__)
 _MONGO = re.compile(r"/mongo/(pooled|per-request)/([^/]+)")
 _OTHER_METHODS = ("POST", "PUT", "DELETE", "PATCH", "OPTIONS")
 _ALLOW = "GET, HEAD"
+_PAGE_HEAD = ("<!DOCTYPE html>\n<html>\n<head><title>Fortunes</title></head>\n<body>\n<table>\n"
+              "<tr><th>id</th><th>message</th></tr>\n")
+_PAGE_TAIL = "</table>\n</body>\n</html>\n"
+
+
+def fortunes_page(rows: list[dict]) -> bytes:
+    """The fortunes page: the request's row added, sorted by message, every message escaped."""
+    rows.append({"id": 0, "message": contract.ADDITIONAL_FORTUNE})
+    rows.sort(key=itemgetter("message"))
+    table = "".join(f"<tr><td>{row['id']}</td><td>{html.escape(row['message'])}</td></tr>\n" for row in rows)
+    return (_PAGE_HEAD + table + _PAGE_TAIL).encode()
 
 
 def create_handler(options: Options) -> type[BaseHTTPRequestHandler]:
@@ -49,6 +63,8 @@ def create_handler(options: Options) -> type[BaseHTTPRequestHandler]:
                 return self.send_json(200, {"message": contract.HELLO})
             if path in get_name:
                 return self.answer(get_name[path])
+            if path == "/fortunes":
+                return self.answer_fortunes()
             match = _MONGO.fullmatch(path)
             if match:
                 user_id = parse_user_id(match[2])
@@ -73,10 +89,20 @@ def create_handler(options: Options) -> type[BaseHTTPRequestHandler]:
                 return self.send_error_json(404)
             self.send_json(200, value)
 
+        def answer_fortunes(self) -> None:
+            try:
+                page = fortunes_page(ops.fortunes())
+            except BackendUnavailable:
+                return self.send_error_json(503)
+            except Exception:
+                log.exception("unhandled error")
+                return self.send_error_json(500)
+            self.send(200, page, contract.HTML)
+
         def not_allowed(self) -> None:
             self.close_connection = True  # the request body, if any, is left unread
             path = unquote(urlsplit(self.path).path, errors="replace")
-            if path in ("/", "/json") or path in get_name or _MONGO.fullmatch(path):
+            if path in ("/", "/json", "/fortunes") or path in get_name or _MONGO.fullmatch(path):
                 return self.send_error_json(405, allow=_ALLOW)
             self.send_error_json(404)
 
