@@ -119,7 +119,7 @@ def _wait_for(server: ServerProcess, path: str, status: int, within: float) -> f
 
 
 @pytest.mark.parametrize("service,paths", [("redis", ["/redis/pooled", "/redis/per-request"]),
-                                           ("mongo", ["/mongo/pooled/1", "/mongo/per-request/1"])])
+                                           ("mongo", ["/mongo/pooled/1", "/mongo/per-request/1", "/fortunes"])])
 def test_backend_outage_is_503_within_2s_then_recovers(outage_server, backends, service, paths):
     server = outage_server
     for path in paths:  # warm the pools, so the outage hits live connections
