@@ -73,6 +73,7 @@ class MongoSeed:
     inserted: int
     updated: int
     total: int
+    fortunes_written: int = 0  # fortune rows written or removed (seed_fortunes)
 
 
 def _write(collection: pymongo.collection.Collection, ops: list, batch: int) -> None:
@@ -131,7 +132,9 @@ def _literal(text: str) -> str:
 
 def seed_mongo(url: str = DEFAULT_MONGO_URL, users: int = DEFAULT_USERS, postgres_url: str | None = None) -> MongoSeed:
     """Insert the missing users, fix wrong names and create the unique index on `id` (and, given
-    the URL of FerretDB's PostgreSQL, the GIN index that serves FerretDB's lookups)."""
+    the URL of FerretDB's PostgreSQL, the GIN index that serves FerretDB's lookups); then the fortune
+    rows (seed_fortunes), so that whatever seeds Mongo (this module, the tests, the benchmark's and the
+    anatomy's backends, compose's seed service) seeds /fortunes' data too."""
     client = pymongo.MongoClient(url, serverSelectionTimeoutMS=5000, connectTimeoutMS=5000, socketTimeoutMS=60000)
     try:
         collection = client.get_default_database(DB_NAME)[COLLECTION]
@@ -152,7 +155,7 @@ def seed_mongo(url: str = DEFAULT_MONGO_URL, users: int = DEFAULT_USERS, postgre
         _write(collection, updates, BATCH)
         if postgres_url and (inserts or updates):
             create_gin_index(postgres_url, collection.database.name, collection.name)  # statistics of the data
-        return MongoSeed(len(inserts), len(updates), collection.count_documents({}))
+        return MongoSeed(len(inserts), len(updates), collection.count_documents({}), seed_fortunes(url))
     finally:
         client.close()
 
@@ -191,9 +194,7 @@ def seed(
     users: int = DEFAULT_USERS,
     postgres_url: str | None = None,
 ) -> tuple[MongoSeed, bool]:
-    mongo = seed_mongo(mongo_url, users, postgres_url)
-    seed_fortunes(mongo_url)
-    return mongo, seed_redis(redis_url)
+    return seed_mongo(mongo_url, users, postgres_url), seed_redis(redis_url)
 
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -239,11 +240,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             gin = f" and a GIN index on (_jsonb->'id') in {args.postgres_url}" if args.postgres_url else ""
             print(
                 f"mongo {args.mongo_url}: {DB_NAME}.{COLLECTION} ids 1..{args.users}: inserted {result.inserted}, "
-                f"fixed {result.updated}, {result.total} documents; unique index {INDEX_NAME}{gin}"
+                f"fixed {result.updated}, {result.total} documents; unique index {INDEX_NAME}{gin}; "
+                f"{DB_NAME}.{FORTUNE_COLLECTION}: TechEmpower's {len(FORTUNES)} rows ({result.fortunes_written} "
+                f"written or removed)"
             )
-            written = seed_fortunes(args.mongo_url)
-            print(f"mongo {args.mongo_url}: {DB_NAME}.{FORTUNE_COLLECTION}: TechEmpower's {len(FORTUNES)} rows "
-                  f"({written} written or removed)")
         except (PyMongoError, postgres.PostgresError) as exc:
             print(f"backends.seed: mongo at {args.mongo_url}: {exc}", file=sys.stderr)
             return 1

@@ -32,7 +32,7 @@ START_OVERHEAD_S = 3.0
 BACKENDS_OVERHEAD_S = 8.0
 PROBE_OVERHEAD_S = 0.4  # the noise probe before and after a run
 # --quick also ramps these operations to their capacity within the SLO (bench/capacity.py)
-QUICK_CAPACITY_OPS = ("hello", "redis-pooled")
+QUICK_CAPACITY_OPS = ("hello", "redis-pooled", "fortunes")
 
 
 @dataclass
