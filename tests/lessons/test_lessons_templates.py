@@ -111,3 +111,22 @@ def test_templates_are_package_data():
     apps = ROOT / "servers" / "apps"
     listed = {path for pattern in patterns for path in apps.glob(pattern)}
     assert {path for path in TEMPLATES.rglob("*") if path.is_file()} <= listed
+
+
+@needs("sanic", "sanic_ext")
+def test_sanic_ext_would_add_every_built_in_extension_and_the_app_adds_templating_alone(monkeypatch):
+    from sanic import Sanic
+    from sanic.application.ext import setup_ext
+
+    from servers.apps.sanic_app import create_app
+    from servers.core.options import Options
+
+    monkeypatch.setattr(Sanic, "test_mode", True)  # apps of the same name in one process
+    extended = Sanic("lesson_auto_extend")
+    setup_ext(extended)  # what Sanic's startup does with AUTO_EXTEND once sanic-ext is installed
+    assert {"OpenAPIExtension", "HTTPExtension", "InjectionExtension"} <= {type(e).__name__ for e in extended.ext.extensions}
+    assert any(route.path.startswith("docs") for route in extended.router.routes)
+    app = create_app(Options("sanic", "127.0.0.1", 1, 1, "mongodb://127.0.0.1:1/test", "redis://127.0.0.1:1/0",
+                             "pymongo"))
+    assert [type(e).__name__ for e in app.ext.extensions] == ["TemplatingExtension"]
+    assert not any(route.path.startswith("docs") for route in app.router.routes)
