@@ -4,6 +4,7 @@ between two requests shows in the second), and the verifier itself failing on ea
 from __future__ import annotations
 
 import html
+import os
 import time
 from urllib.parse import urlsplit, urlunsplit
 
@@ -17,7 +18,8 @@ from servers.apps import contract
 from servers.core import catalog
 
 ENTRY_NAMES = [e.name for e in catalog.ENTRIES if "fortunes" in e.ops]
-NO_CACHE_DB = "fortunes_no_cache"
+# a database of its own per pytest-xdist worker: two workers sharing one backend never see each other's row
+NO_CACHE_DB = "fortunes_no_cache_" + os.environ.get("PYTEST_XDIST_WORKER", "main")
 
 
 def _one_per_app_and_driver(names: list[str]) -> list[str]:
