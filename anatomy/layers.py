@@ -4,7 +4,8 @@ A stack's layers come from its specs: its server's and its app's code paths (Ser
 FrameworkSpec.code_paths, servers/core/specs.py), so nothing here names a server or an entry. A
 sample belongs to the layer of the frame nearest its leaf that some rule owns (the longest matching prefix wins, so
 `werkzeug/serving.py` is the werkzeug dev server's while the rest of werkzeug is Flask's, and
-`tornado/web.py` is tornado's framework while the rest of tornado is its server). Frames no rule
+`tornado/web.py` is tornado's framework while the rest of tornado is its server; a rule
+`path#function` owns one function of a file, `tornado/escape.py#xhtml_escape` the template's escaping). Frames no rule
 owns (the stdlib: socket, selectors, threading; Go's runtime, syscall, sync) are transparent: their
 time goes to the layer that called them, and a stack owned by nobody is the interpreter's.
 
@@ -23,15 +24,16 @@ from dataclasses import dataclass, field
 from anatomy import recompiled
 from servers.core import catalog
 
-SERVER, TLS, FRAMEWORK, APP, DRIVER, JSON, INTERPRETER, NATIVE, IDLE = (
-    "server", "tls", "framework", "app", "driver", "json", "interpreter", "native", "idle")
-ORDER = (SERVER, TLS, FRAMEWORK, APP, DRIVER, JSON, INTERPRETER, NATIVE)  # on-CPU layers; idle is not one
+SERVER, TLS, FRAMEWORK, APP, TEMPLATE, DRIVER, JSON, INTERPRETER, NATIVE, IDLE = (
+    "server", "tls", "framework", "app", "template", "driver", "json", "interpreter", "native", "idle")
+ORDER = (SERVER, TLS, FRAMEWORK, APP, TEMPLATE, DRIVER, JSON, INTERPRETER, NATIVE)  # on-CPU layers; idle is not one
 WHAT = {
     SERVER: "accepting, parsing HTTP, writing responses, the event loop or worker machinery",
     TLS: "TLS: handshakes and the record layer's encryption, where a profile sees the server's TLS library "
          "(ssl.py with OpenSSL's socket calls under it, pyOpenSSL, Go's crypto/)",
     FRAMEWORK: "routing, request/response objects, handler dispatch",
     APP: "this suite's route code (servers/apps, the Go commands' handlers)",
+    TEMPLATE: "the template engine: loading, rendering and escaping the page (/fortunes)",
     DRIVER: "Mongo and Redis drivers and this suite's backend access (backends/)",
     JSON: "JSON serialization",
     INTERPRETER: "interpreter/runtime and stdlib frames no layer called (GC, startup, bookkeeping)",
@@ -69,8 +71,8 @@ def rules_for(server: str, app: str) -> Rules:
     """The table of a stack from its specs: catalog.SERVERS[entry.server], catalog.APPS[entry.app]."""
     server_spec, app_spec = catalog.SERVERS[server], catalog.APPS[app]
     table: dict[str, str] = {}
-    for layer, prefixes in ((JSON, JSON_PACKAGES), (DRIVER, DRIVER_PACKAGES), (APP, APP_PACKAGES),
-                            (TLS, server_spec.tls.code_paths),
+    for layer, prefixes in ((JSON, JSON_PACKAGES), (DRIVER, DRIVER_PACKAGES), (TEMPLATE, app_spec.template_paths),
+                            (APP, APP_PACKAGES), (TLS, server_spec.tls.code_paths),
                             (SERVER, server_spec.code_paths + _ADAPTERS), (FRAMEWORK, app_spec.code_paths)):
         for prefix in prefixes:
             table.setdefault(prefix, layer)  # a shared prefix keeps the more specific layer listed first
@@ -89,10 +91,16 @@ def _matches(path: str, prefix: str) -> bool:
     return path.startswith(prefix) or f"/{prefix}" in path or f"site-packages/{prefix}" in path
 
 
+def _function(frame: str) -> str:
+    """py-spy's `func (path:line)` -> `func` (a method's name without its class)."""
+    return frame.rpartition(" (")[0].rpartition(".")[2] if frame.endswith(")") and " (" in frame else ""
+
+
 def layer_of_frame(frame: str, rules: Rules) -> str | None:
     path = frame_path(frame)
     for prefix, layer in rules.prefixes:
-        if _matches(path, prefix):
+        prefix, _, function = prefix.partition("#")
+        if _matches(path, prefix) and (not function or _function(frame) == function):
             return layer
     return None
 

@@ -9,11 +9,14 @@ from __future__ import annotations
 import inspect
 from typing import Any, Literal
 
-from backends import COLLECTION, DB_NAME, DEFAULT_MONGO_URL
+from backends import COLLECTION, DB_NAME, DEFAULT_MONGO_URL, FORTUNE_COLLECTION
 from backends.mongo_sync import (
+    FORTUNE_PROJECTION,
     PROJECTION,
+    Fortune,
     User,
     client_kwargs,
+    fortune_from_doc,
     unavailable_on_error,
     user_filter,
     user_from_doc,
@@ -59,6 +62,17 @@ async def find_user_in(collection: Any, user_id: int) -> User | None:
         return user_from_doc(await collection.find_one(query, PROJECTION))
 
 
+def fortunes_collection(client: Any) -> Any:
+    return client.get_default_database(DB_NAME)[FORTUNE_COLLECTION]
+
+
+async def find_fortunes_in(collection: Any) -> list[Fortune]:
+    """Every row of the fortune collection in one query (pymongo's and motor's cursors alike), no cache."""
+    with unavailable_on_error():
+        docs = await collection.find({}, FORTUNE_PROJECTION).to_list(None)
+    return [fortune_from_doc(doc) for doc in docs]
+
+
 class PooledAsyncMongo:
     """One async client (and pool) per event loop, created on first use inside that loop."""
 
@@ -76,6 +90,9 @@ class PooledAsyncMongo:
 
     async def find_user(self, user_id: int) -> User | None:
         return await find_user_in(users_collection(self.client), user_id)
+
+    async def fortunes(self) -> list[Fortune]:
+        return await find_fortunes_in(fortunes_collection(self.client))
 
     async def close(self) -> None:
         client = self._client.pop()

@@ -14,7 +14,7 @@ import pymongo
 from pymongo.collection import Collection
 from pymongo.errors import ConnectionFailure, OperationFailure, PyMongoError
 
-from backends import COLLECTION, DB_NAME, DEFAULT_MONGO_URL
+from backends import COLLECTION, DB_NAME, DEFAULT_MONGO_URL, FORTUNE_COLLECTION
 from backends.errors import BackendUnavailable
 from backends.ids import MAX_USER_ID
 from backends.pools import MAX_POOL_SIZE, PerProcess
@@ -23,8 +23,10 @@ from backends.pools import MAX_POOL_SIZE, PerProcess
 TIMEOUT_MS = 1000
 
 PROJECTION = {"_id": 0, "id": 1, "name": 1}
+FORTUNE_PROJECTION = {"_id": 0, "id": 1, "message": 1}
 
 User = dict[str, Any]
+Fortune = dict[str, Any]  # {"id": int, "message": str}
 
 
 def client_kwargs() -> dict[str, Any]:
@@ -99,6 +101,22 @@ def find_user_in(collection: Collection, user_id: int) -> User | None:
         return user_from_doc(collection.find_one(query, PROJECTION))
 
 
+def fortunes_collection(client: pymongo.MongoClient) -> Collection:
+    """db `test` (or the URL's database), collection `fortune`."""
+    return client.get_default_database(DB_NAME)[FORTUNE_COLLECTION]
+
+
+def fortune_from_doc(doc: Mapping[str, Any]) -> Fortune:
+    return {"id": int(doc["id"]), "message": str(doc["message"])}
+
+
+def find_fortunes_in(collection: Collection) -> list[Fortune]:
+    """Every row of the fortune collection, in one query (one find, its cursor read to the end): no
+    cache, so a row added to the collection shows in the next request."""
+    with unavailable_on_error():
+        return [fortune_from_doc(doc) for doc in collection.find({}, FORTUNE_PROJECTION)]
+
+
 def new_client(url: str = DEFAULT_MONGO_URL, **options: Any) -> pymongo.MongoClient:
     return pymongo.MongoClient(url, **{**client_kwargs(), **options})
 
@@ -116,6 +134,9 @@ class PooledMongo:
 
     def find_user(self, user_id: int) -> User | None:
         return find_user_in(users_collection(self.client), user_id)
+
+    def fortunes(self) -> list[Fortune]:
+        return find_fortunes_in(fortunes_collection(self.client))
 
     def close(self) -> None:
         client = self._client.pop()

@@ -1,5 +1,6 @@
-"""Load the benchmark data: test.user {id, name} for ids 1..N with a unique index on id, and the
-Redis key "name". Idempotent; `python -m backends.seed --help`.
+"""Load the benchmark data: test.user {id, name} for ids 1..N with a unique index on id, test.fortune
+(TechEmpower's twelve fortune rows, {_id, id, message}), and the Redis key "name". Idempotent;
+`python -m backends.seed --help`.
 
 Every engine must answer a lookup by `id` from an index. FerretDB on PostgreSQL pushes
 `{"id": n}` down as `_jsonb->'id' @> $1`, which the btree behind the Mongo index cannot serve:
@@ -18,10 +19,19 @@ from dataclasses import dataclass
 
 import pymongo
 import redis
-from pymongo import InsertOne, UpdateOne
+from pymongo import InsertOne, ReplaceOne, UpdateOne
 from pymongo.errors import BulkWriteError, PyMongoError
 
-from backends import COLLECTION, DB_NAME, DEFAULT_MONGO_URL, DEFAULT_REDIS_URL, DEFAULT_USERS, REDIS_KEY, postgres
+from backends import (
+    COLLECTION,
+    DB_NAME,
+    DEFAULT_MONGO_URL,
+    DEFAULT_REDIS_URL,
+    DEFAULT_USERS,
+    FORTUNE_COLLECTION,
+    REDIS_KEY,
+    postgres,
+)
 
 REDIS_VALUE = "reference-server"
 USER_NAME_FORMAT = "user-{}"
@@ -34,6 +44,25 @@ INSERT_BATCH = 1000
 DUPLICATE_KEY = 11000
 
 
+# TechEmpower's fortune table, as their MongoDB set-up loads it (FrameworkBenchmarks,
+# toolset/databases/mongodb/create.js: collection `fortune`, documents {_id, id, message}): the
+# <script> row and the Japanese row are the test's point (escaping, UTF-8).
+FORTUNES: tuple[tuple[int, str], ...] = (
+    (1, "fortune: No such file or directory"),
+    (2, "A computer scientist is someone who fixes things that aren't broken."),
+    (3, "After enough decimal places, nobody gives a damn."),
+    (4, "A bad random number generator: 1, 1, 1, 1, 1, 4.33e+67, 1, 1, 1"),
+    (5, "A computer program does what you tell it to do, not what you want it to do."),
+    (6, "Emacs is a nice operating system, but I prefer UNIX. — Tom Christaensen"),
+    (7, "Any program that runs right is obsolete."),
+    (8, "A list is only as strong as its weakest link. — Donald Knuth"),
+    (9, "Feature: A bug with seniority."),
+    (10, "Computers make very fast, very accurate mistakes."),
+    (11, '<script>alert("This should not be displayed in a browser alert box.");</script>'),
+    (12, "フレームワークのベンチマーク"),
+)
+
+
 def user_name(user_id: int) -> str:
     """The seeded name of user `user_id`: what /mongo/.../{id} must answer."""
     return USER_NAME_FORMAT.format(user_id)
@@ -44,6 +73,7 @@ class MongoSeed:
     inserted: int
     updated: int
     total: int
+    fortunes_written: int = 0  # fortune rows written or removed (seed_fortunes)
 
 
 def _write(collection: pymongo.collection.Collection, ops: list, batch: int) -> None:
@@ -102,7 +132,9 @@ def _literal(text: str) -> str:
 
 def seed_mongo(url: str = DEFAULT_MONGO_URL, users: int = DEFAULT_USERS, postgres_url: str | None = None) -> MongoSeed:
     """Insert the missing users, fix wrong names and create the unique index on `id` (and, given
-    the URL of FerretDB's PostgreSQL, the GIN index that serves FerretDB's lookups)."""
+    the URL of FerretDB's PostgreSQL, the GIN index that serves FerretDB's lookups); then the fortune
+    rows (seed_fortunes), so that whatever seeds Mongo (this module, the tests, the benchmark's and the
+    anatomy's backends, compose's seed service) seeds /fortunes' data too."""
     client = pymongo.MongoClient(url, serverSelectionTimeoutMS=5000, connectTimeoutMS=5000, socketTimeoutMS=60000)
     try:
         collection = client.get_default_database(DB_NAME)[COLLECTION]
@@ -123,7 +155,26 @@ def seed_mongo(url: str = DEFAULT_MONGO_URL, users: int = DEFAULT_USERS, postgre
         _write(collection, updates, BATCH)
         if postgres_url and (inserts or updates):
             create_gin_index(postgres_url, collection.database.name, collection.name)  # statistics of the data
-        return MongoSeed(len(inserts), len(updates), collection.count_documents({}))
+        return MongoSeed(len(inserts), len(updates), collection.count_documents({}), seed_fortunes(url))
+    finally:
+        client.close()
+
+
+def seed_fortunes(url: str = DEFAULT_MONGO_URL) -> int:
+    """Make the fortune collection exactly FORTUNES: each row written by its _id (an upsert), any other
+    row removed; the number of documents written or removed."""
+    client = pymongo.MongoClient(url, serverSelectionTimeoutMS=5000, connectTimeoutMS=5000, socketTimeoutMS=60000)
+    try:
+        collection = client.get_default_database(DB_NAME)[FORTUNE_COLLECTION]
+        existing = {doc["_id"]: doc for doc in collection.find({})}
+        wanted = {fid: {"_id": fid, "id": fid, "message": message} for fid, message in FORTUNES}
+        writes = [ReplaceOne({"_id": fid}, doc, upsert=True) for fid, doc in wanted.items() if existing.get(fid) != doc]
+        extra = [key for key in existing if key not in wanted]
+        if writes:
+            collection.bulk_write(writes, ordered=False)
+        if extra:
+            collection.delete_many({"_id": {"$in": extra}})
+        return len(writes) + len(extra)
     finally:
         client.close()
 
@@ -189,7 +240,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             gin = f" and a GIN index on (_jsonb->'id') in {args.postgres_url}" if args.postgres_url else ""
             print(
                 f"mongo {args.mongo_url}: {DB_NAME}.{COLLECTION} ids 1..{args.users}: inserted {result.inserted}, "
-                f"fixed {result.updated}, {result.total} documents; unique index {INDEX_NAME}{gin}"
+                f"fixed {result.updated}, {result.total} documents; unique index {INDEX_NAME}{gin}; "
+                f"{DB_NAME}.{FORTUNE_COLLECTION}: TechEmpower's {len(FORTUNES)} rows ({result.fortunes_written} "
+                f"written or removed)"
             )
         except (PyMongoError, postgres.PostgresError) as exc:
             print(f"backends.seed: mongo at {args.mongo_url}: {exc}", file=sys.stderr)

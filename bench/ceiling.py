@@ -22,7 +22,9 @@ class Ceilings:
         self._measured: dict[tuple[str, int], dict] = {}
 
     def for_run(self, run: RunSpec) -> dict:
-        backend = catalog.backend_of(run.operation)
+        # The ceiling's loop is the lookup routes' query (a find_one by id, a GET): /fortunes reads a
+        # whole collection, which it does not measure, so that run gets none.
+        backend = next((b for b, ops in catalog.POOLED_PAIRS.items() if run.operation in ops), None)
         # Open-loop runs offer a rate, not a concurrency: their bound is the rate.
         if not backend or not self.urls.get(backend) or run.rate or not run.connections:
             return {}

@@ -143,7 +143,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     sel.add_argument("--quick", action="store_true",
                      help="a small matrix in a few minutes: 3 s runs (5000 requests for ab); alone, one "
                           "stack of every framework, one Go stack and every route; capacity ramps of "
-                          f"{' and '.join(planning.QUICK_CAPACITY_OPS)} with short steps")
+                          f"{', '.join(planning.QUICK_CAPACITY_OPS)} with short steps")
     sel.add_argument("--capacity", action="store_true",
                      help="only capacity ramps: per stack and operation, open-loop steps at constant rates "
                           "(vegeta, latency from each request's intended send time), a geometric ladder then "

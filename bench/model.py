@@ -232,7 +232,7 @@ class RoutePair:
 def route_pairs(closed: list[Row]) -> list[RoutePair]:
     pairs = []
     for backend in catalog.BACKENDS:
-        pooled_op, per_request_op = catalog.FAMILIES[backend]
+        pooled_op, per_request_op = catalog.POOLED_PAIRS[backend]
         by_config: dict[Config, dict[str, Row]] = {}
         for row in closed:
             if row.rps and not row.void and row.config.operation in (pooled_op, per_request_op):

@@ -1,4 +1,5 @@
-"""Check the route contract's answer before any load is sent: status 200, Content-Type, exact body.
+"""Check the route contract's answer before any load is sent: status 200, Content-Type, exact body;
+for /fortunes, TechEmpower's fortune verification (bench/fortunes_check.py).
 
 A stack that answers wrongly (a 503 because a backend is down, a 404 because the data is not
 seeded) is recorded as failed with what it answered, not benchmarked.
@@ -10,6 +11,7 @@ import json
 import random
 from urllib.parse import urlsplit
 
+from bench import fortunes_check
 from harness import tls
 from servers.apps import contract
 from servers.core import catalog
@@ -57,6 +59,12 @@ def check_answer(operation: str, path: str, status: int, headers: dict[str, str]
             raise ContractError(f"GET {path}: Content-Type {headers.get('content-type')!r}, expected text/plain")
         if body != HELLO_BODY:
             raise ContractError(f"GET {path}: body {body[:80]!r}, expected {HELLO_BODY!r}")
+        return
+    if operation == "fortunes":
+        failed = fortunes_check.failures(path, headers, body)
+        if failed:
+            raise ContractError(f"GET {path}: TechEmpower's fortune verifier fails it: "
+                                + "; ".join(p.message for p in failed)[:600])
         return
     if ctype != "application/json":
         raise ContractError(f"GET {path}: Content-Type {headers.get('content-type')!r}, expected application/json")

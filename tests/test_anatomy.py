@@ -51,6 +51,29 @@ def test_the_most_specific_rule_wins():
     assert layers.layer_of_stack(["<module> (threading.py:1)"], tornado) == layers.INTERPRETER
 
 
+def test_the_template_layer_is_the_engine_its_escaping_and_the_compiled_template():
+    flask = layers.rules_for("gunicorn-gthread", "flask")
+    template = "root (/work/x/servers/apps/templates/fortunes.html:7)"  # Jinja2's code carries the file's path
+    assert layers.layer_of_frame(template, flask) == layers.TEMPLATE
+    assert layers.layer_of_frame("fortunes_page (/work/x/servers/apps/flask_app.py:80)", flask) == layers.APP
+    assert layers.layer_of_frame("escape (site-packages/markupsafe/__init__.py:24)", flask) == layers.TEMPLATE
+    tornado = layers.rules_for("tornado", "tornado")
+    # one function of tornado/escape.py is the template's; the file's others stay the framework's
+    assert layers.layer_of_frame("xhtml_escape (site-packages/tornado/escape.py:40)", tornado) == layers.TEMPLATE
+    assert layers.layer_of_frame("utf8 (site-packages/tornado/escape.py:200)", tornado) == layers.FRAMEWORK
+    assert layers.layer_of_frame("_tt_execute (fortunes_html.generated.py:5)", tornado) == layers.TEMPLATE
+    django = layers.rules_for("gunicorn-gthread", "django")
+    assert layers.layer_of_frame("Template.render (site-packages/django/template/base.py:1)", django) == layers.TEMPLATE
+    assert layers.layer_of_frame("WSGIHandler.__call__ (site-packages/django/core/handlers/wsgi.py:1)",
+                                 django) == layers.FRAMEWORK
+    go = layers.rules_for("net/http", "nethttp")
+    assert layers.layer_of_frame("html/template.htmlEscaper", go) == layers.TEMPLATE
+    assert layers.layer_of_frame("text/template.(*state).walk", go) == layers.TEMPLATE
+    for entry in catalog.ENTRIES:
+        if "fortunes" in entry.ops:
+            assert entry.app_spec.template_paths or entry.app == "stdlib", f"{entry.name}: no template layer"
+
+
 @needs_wrk
 @pytest.mark.alone  # the profiler's sampling of two busy workers: on a machine busy with other tests it sees too little
 def test_two_gunicorn_workers_share_the_load_under_one_supervisor(tmp_path):

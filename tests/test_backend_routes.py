@@ -120,7 +120,7 @@ def _wait_for(server: ServerProcess, path: str, status: int, within: float) -> f
 
 
 @pytest.mark.parametrize("service,paths", [("redis", ["/redis/pooled", "/redis/per-request"]),
-                                           ("mongo", ["/mongo/pooled/1", "/mongo/per-request/1"])])
+                                           ("mongo", ["/mongo/pooled/1", "/mongo/per-request/1", "/fortunes"])])
 def test_backend_outage_is_503_within_2s_then_recovers(outage_server, service, paths):
     server = outage_server
     backends = server.backends  # private to this worker

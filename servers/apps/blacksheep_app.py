@@ -8,15 +8,24 @@ keyed by status or exception type: NotFound (a missing user or key, a bad id), B
 and 500. What no route matches goes to the router's fallback, BlackSheep's 404 hook; its router
 knows no 405 (it keeps routes per method and never looks at the others), so the fallback asks the
 router whether GET matches the path and answers 405 with Allow when it does, else 404. The pooled
-clients are made lazily inside the worker's loop.
+clients are made lazily inside the worker's loop. /fortunes renders templates/fortunes.jinja with
+BlackSheep's view() (its JinjaRenderer, the default engine of html_settings: Jinja2 with
+select_autoescape(["html", "xml", "jinja"]); BlackSheep adds the ".jinja" suffix to a view's name),
+answered text/html; charset=utf-8.
 """
 from __future__ import annotations
 
 import logging
+from operator import itemgetter
+from pathlib import Path
 
 from blacksheep import Application, Request, Response, json, text
 from blacksheep.exceptions import HTTPException, NotFound
+from blacksheep.server.rendering.jinja2 import JinjaRenderer
+from blacksheep.server.responses import view
 from blacksheep.server.routing import Router
+from blacksheep.settings.html import html_settings
+from jinja2 import FileSystemLoader
 
 from backends.errors import BackendUnavailable
 from backends.ids import parse_user_id
@@ -70,6 +79,8 @@ def create_app(options: Options) -> Application:
     logging.getLogger("blacksheep.server").setLevel(logging.WARNING)
     ops = AsyncOperations(options)
     router = app.router
+    # Views from templates/ beside this module (BlackSheep's default loader reads the package "app").
+    html_settings.use(JinjaRenderer(FileSystemLoader(Path(__file__).with_name("templates"))))
 
     @router.get("/")
     async def hello() -> Response:
@@ -86,6 +97,13 @@ def create_app(options: Options) -> Application:
     @router.get("/mongo/per-request/{raw_id}")
     async def mongo_per_request(raw_id: str) -> Response:
         return _found(await ops.mongo_per_request(_user_id(raw_id)))
+
+    @router.get("/fortunes")
+    async def fortunes() -> Response:
+        rows = await ops.fortunes()
+        rows.append({"id": 0, "message": contract.ADDITIONAL_FORTUNE})
+        rows.sort(key=itemgetter("message"))
+        return view("fortunes", fortunes=rows)
 
     @router.get("/redis/pooled")
     async def redis_pooled() -> Response:

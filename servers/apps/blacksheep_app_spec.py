@@ -1,8 +1,9 @@
 """BlackSheep's app (servers/apps/blacksheep_app.py)."""
-from servers.core.specs import ASGI, FrameworkSpec
+from servers.core.specs import ASGI, JINJA2_PATHS, FrameworkSpec
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
-EXTRAS = {"blacksheep": ("blacksheep>=2.6.4",)}
+# jinja2: the engine of BlackSheep's view() (its JinjaRenderer).
+EXTRAS = {"blacksheep": ("blacksheep>=2.6.4", "jinja2>=3.1.6")}
 
 SPECS = (
     FrameworkSpec(name="blacksheep", framework="blacksheep", title="BlackSheep", interface=ASGI,
@@ -11,5 +12,6 @@ SPECS = (
                           "parameter, async handlers return text() and json(), which serializes per request. "
                           "Mongo through AsyncMongoClient and Redis through redis.asyncio, made in the worker's "
                           "loop.",
-                  pip_packages=("blacksheep",), lesson="blacksheep", code_paths=("blacksheep/", "essentials/")),
+                  pip_packages=("blacksheep", "jinja2", "markupsafe"), lesson="blacksheep",
+                  code_paths=("blacksheep/", "essentials/"), template_paths=JINJA2_PATHS),
 )

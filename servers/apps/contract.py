@@ -1,4 +1,4 @@
-"""The route contract's shared strings: the hello text, error messages and content types.
+"""The route contract's shared strings: the hello text, error messages, content types, the fortunes row.
 
 Only strings live here. Every app builds its bodies inside each request, its framework's way
 (JSON through the framework's own machinery, configured compact: `{"message":"Hello, World!"}`,
@@ -11,12 +11,16 @@ from http import HTTPStatus
 
 TEXT = "text/plain; charset=utf-8"
 JSON = "application/json"
+HTML = "text/html; charset=utf-8"  # /fortunes: TechEmpower's verifier requires the charset
 
 HELLO = "Hello, World!"
 NOT_FOUND = "not found"
 METHOD_NOT_ALLOWED = "method not allowed"
 BACKEND_UNAVAILABLE = "backend unavailable"
 INTERNAL_ERROR = "internal error"
+# /fortunes: the row each request adds (id 0) before sorting by message, TechEmpower's words
+ADDITIONAL_FORTUNE = "Additional fortune added at request time."
+FORTUNES_TITLE = "Fortunes"
 ALLOWED_METHODS = ("GET", "HEAD")  # every route of the contract answers GET (and HEAD)
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from django.core.handlers.wsgi import WSGIHandler
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from servers.apps import contract
-from servers.apps.django_project import COMPACT, HANDLERS, configure, found, urls
+from servers.apps.django_project import COMPACT, HANDLERS, configure, found, sorted_fortunes, urls
 from servers.apps.operations import SyncOperations
 from servers.core.options import Options
 
@@ -37,6 +38,12 @@ def mongo_pooled(request: HttpRequest, user_id: int) -> JsonResponse:
 @require_safe
 def mongo_per_request(request: HttpRequest, user_id: int) -> JsonResponse:
     return found(ops.mongo_per_request(user_id))
+
+
+@require_safe
+def fortunes(request: HttpRequest) -> HttpResponse:
+    rows = ops.fortunes()
+    return render(request, "fortunes.html", {"fortunes": sorted_fortunes(rows)})
 
 
 @require_safe

@@ -22,6 +22,8 @@ HOST_REG_NAME = Caveat(
 # get_host validates the Host value (its syntax, ALLOWED_HOSTS): a repeated Host, joined into one value,
 # fails it too. A missing Host falls back on SERVER_NAME (the scope's server in ASGI): served.
 HOST_CHECKS = ("twice", "invalid")
+# Django's template engine and its escaping (django.utils.html.escape, SafeString): the anatomy's template layer.
+TEMPLATE_PATHS = ("django/template/", "django/utils/html.py", "django/utils/safestring.py")
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 # 5.2 LTS: Django 6 needs Python 3.12.
@@ -39,6 +41,7 @@ SPECS = (
                           "(json.dumps per request, compact). Settings configured in code in the process that "
                           "serves (after any fork); pymongo and redis-py pools made there.",
                   pip_packages=("django", "asgiref"), lesson="django", code_paths=("django/", "asgiref/"),
+                  template_paths=TEMPLATE_PATHS,
                   servers=("gunicorn-sync", "gunicorn-gthread", "granian-wsgi"),
                   host_checks=HOST_CHECKS,
                   combination_caveats=(("granian-wsgi", GRANIAN_EMPTY_HOST), ("granian-wsgi", EMPTY_PATH),

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from django.core.handlers.asgi import ASGIHandler
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from servers.apps import contract
-from servers.apps.django_project import COMPACT, HANDLERS, configure, found, urls
+from servers.apps.django_project import COMPACT, HANDLERS, configure, found, sorted_fortunes, urls
 from servers.apps.operations import AsyncOperations
 from servers.core.options import Options
 
@@ -40,6 +41,12 @@ async def mongo_pooled(request: HttpRequest, user_id: int) -> JsonResponse:
 @require_safe
 async def mongo_per_request(request: HttpRequest, user_id: int) -> JsonResponse:
     return found(await ops.mongo_per_request(user_id))
+
+
+@require_safe
+async def fortunes(request: HttpRequest) -> HttpResponse:
+    rows = await ops.fortunes()
+    return render(request, "fortunes.html", {"fortunes": sorted_fortunes(rows)})
 
 
 @require_safe

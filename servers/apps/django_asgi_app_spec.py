@@ -1,6 +1,6 @@
 """Django's ASGI application with async views (servers/apps/django_asgi_app.py)."""
 from servers.adapters.granian_server_spec import CONNECT, EMPTY_PATH
-from servers.apps.django_app_spec import GRANIAN_EMPTY_HOST, HOST_CHECKS, HOST_REG_NAME, METHOD_UPPER
+from servers.apps.django_app_spec import GRANIAN_EMPTY_HOST, HOST_CHECKS, HOST_REG_NAME, METHOD_UPPER, TEMPLATE_PATHS
 from servers.core.specs import ASGI, Caveat, FrameworkSpec
 
 # Shown by tests/lessons (a thread per request) and by the reliability suite's 256 connections.
@@ -21,6 +21,7 @@ SPECS = (
                           "worker's loop). Django runs each MiddlewareMixin hook through sync_to_async, in a "
                           "thread that each request's ThreadSensitiveContext starts anew.",
                   pip_packages=("django", "asgiref"), lesson="django", code_paths=("django/", "asgiref/"),
+                  template_paths=TEMPLATE_PATHS,
                   host_checks=HOST_CHECKS,
                   combination_caveats=(
                       ("uvicorn", THREAD_PER_REQUEST),

@@ -29,6 +29,8 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+from operator import itemgetter
+from pathlib import Path
 
 import django
 from django.conf import settings
@@ -42,6 +44,7 @@ from servers.apps import contract
 from servers.core.options import Options
 
 COMPACT = {"separators": (",", ":")}  # JsonResponse's json_dumps_params
+TEMPLATES_DIR = Path(__file__).with_name("templates") / "django"
 
 
 def configure(options: Options, urlconf: str) -> None:
@@ -59,6 +62,11 @@ def configure(options: Options, urlconf: str) -> None:
             "django.middleware.clickjacking.XFrameOptionsMiddleware",
             "servers.apps.django_project.ContractErrorsMiddleware",  # innermost: its 405 gets Content-Length
         ],
+        TEMPLATES=[{
+            "BACKEND": "django.template.backends.django.DjangoTemplates",
+            "DIRS": [TEMPLATES_DIR],
+            "OPTIONS": {"context_processors": ["django.template.context_processors.request"]},
+        }],
         USE_TZ=True,
         LOGGING={
             "version": 1,
@@ -108,6 +116,13 @@ def found(value: dict | None) -> JsonResponse:
     return JsonResponse(value, json_dumps_params=COMPACT)
 
 
+def sorted_fortunes(rows: list[dict]) -> list[dict]:
+    """The rows read, the request's row added, sorted by message: what /fortunes renders."""
+    rows.append({"id": 0, "message": contract.ADDITIONAL_FORTUNE})
+    rows.sort(key=itemgetter("message"))
+    return rows
+
+
 # The error views (handler400, handler404, handler500 below).
 def bad_request(request: HttpRequest, exception: Exception) -> JsonResponse:
     return error(400)
@@ -142,7 +157,8 @@ class ContractErrorsMiddleware(MiddlewareMixin):
 
 # The contract's routes: (path() route, the view's name in an app module).
 ROUTES = (("", "hello"), ("json", "hello_json"), ("mongo/pooled/<user_id:user_id>", "mongo_pooled"),
-          ("mongo/per-request/<user_id:user_id>", "mongo_per_request"), ("redis/pooled", "redis_pooled"),
+          ("mongo/per-request/<user_id:user_id>", "mongo_per_request"), ("fortunes", "fortunes"),
+          ("redis/pooled", "redis_pooled"),
           ("redis/per-request", "redis_per_request"))
 
 

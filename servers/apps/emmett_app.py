@@ -9,9 +9,13 @@ handler of its status. Emmett's router matches method and path together and know
 method on a known path is its 404), so each contract path also has a route for the other methods
 that aborts 405, whose handler adds Allow. A backend failure becomes abort(503) in one pipe on the
 backend routes (Emmett's pipeline is its middleware); anything else is Emmett's 500 handler. The
-pooled clients are made lazily inside the worker's loop.
+pooled clients are made lazily inside the worker's loop. /fortunes returns a dict, which Emmett's
+auto output renders with the route's template (templates/emmett/fortunes.html, Emmett's own engine,
+renoir, whose `{{=...}}` escapes) and answers text/html; charset=utf-8.
 """
 from __future__ import annotations
+
+from operator import itemgetter
 
 from emmett import App, abort, response
 from emmett.pipeline import Pipe
@@ -87,6 +91,13 @@ def create_app(options: Options) -> App:
     async def mongo_per_request(raw_id: str):
         return _found(await ops.mongo_per_request(_user_id(raw_id)))
 
+    @app.route("/fortunes", methods=GET, pipeline=backend, template="emmett/fortunes.html")
+    async def fortunes():
+        rows = await ops.fortunes()
+        rows.append({"id": 0, "message": contract.ADDITIONAL_FORTUNE})
+        rows.sort(key=itemgetter("message"))
+        return {"fortunes": rows}
+
     @app.route("/redis/pooled", methods=GET, pipeline=backend)
     @service.json
     async def redis_pooled():
@@ -97,8 +108,8 @@ def create_app(options: Options) -> App:
     async def redis_per_request():
         return _found(await ops.redis_per_request())
 
-    @app.route(["/", "/json", "/mongo/pooled/<str:raw_id>", "/mongo/per-request/<str:raw_id>", "/redis/pooled",
-                "/redis/per-request"], methods=OTHER_METHODS)
+    @app.route(["/", "/json", "/mongo/pooled/<str:raw_id>", "/mongo/per-request/<str:raw_id>", "/fortunes",
+                "/redis/pooled", "/redis/per-request"], methods=OTHER_METHODS)
     async def other_methods(raw_id: str = ""):
         abort(405)
 

@@ -12,7 +12,10 @@ SPECS = (
                           "pipeline to async handlers; @service.json serializes each return value per request "
                           "(orjson). Mongo through AsyncMongoClient and Redis through redis.asyncio, made in the "
                           "worker's loop.",
-                  pip_packages=("emmett", "emmett-core", "orjson"), lesson="emmett",
+                  pip_packages=("emmett", "emmett-core", "orjson", "renoir"), lesson="emmett",
+                  # renoir, Emmett's templater on it, and the compiled template (renoir names its code
+                  # after the template file)
+                  template_paths=("renoir/", "emmett/templating/", "fortunes.html"),
                   code_paths=("emmett/", "emmett_core/"),
                   json_paths=("json/", "orjson")),  # orjson: the anatomy's json layer
 )

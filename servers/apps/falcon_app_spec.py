@@ -1,9 +1,10 @@
 """Falcon's WSGI app (servers/apps/falcon_app.py)."""
 from servers.adapters.granian_server_spec import EMPTY_PATH
-from servers.core.specs import WSGI, FrameworkSpec
+from servers.core.specs import JINJA2_PATHS, WSGI, FrameworkSpec
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
-EXTRAS = {"falcon": ("falcon>=4.4.0", "werkzeug>=3.1.8")}
+# Falcon has no template engine: /fortunes renders with Jinja2, as Falcon's FAQ shows.
+EXTRAS = {"falcon": ("falcon>=4.4.0", "werkzeug>=3.1.8", "jinja2>=3.1.6")}
 # Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
 SOURCES = {"falcon": ("falconry/falcon", "{v}", "")}
 
@@ -13,6 +14,7 @@ SPECS = (
                   free_threaded=True,
                   details="pymongo's client and redis-py's pool are made when the app is built, in the "
                           "process that serves (after any fork).",
-                  pip_packages=("falcon",), lesson="falcon", code_paths=("falcon/",), default_server="gunicorn-sync",
+                  pip_packages=("falcon", "jinja2", "markupsafe"), lesson="falcon", code_paths=("falcon/",),
+                  template_paths=JINJA2_PATHS, default_server="gunicorn-sync",
                   combination_caveats=(("granian-wsgi", EMPTY_PATH),)),
 )

@@ -1,5 +1,5 @@
 """Falcon's ASGI app (servers/apps/falcon_asgi_app.py)."""
-from servers.core.specs import ASGI, Caveat, FrameworkSpec
+from servers.core.specs import ASGI, JINJA2_PATHS, Caveat, FrameworkSpec
 
 SPECS = (
     FrameworkSpec(name="falcon_asgi", framework="falcon", title="Falcon's ASGI app (falcon.asgi)", interface=ASGI,
@@ -8,7 +8,8 @@ SPECS = (
                   details="Falcon routes to `async def on_get` responders and serializes resp.media per "
                           "request. Mongo through AsyncMongoClient and Redis through "
                           "redis.asyncio, made in the worker's loop.",
-                  pip_packages=("falcon",), lesson="falcon", code_paths=("falcon/",),
+                  pip_packages=("falcon", "jinja2", "markupsafe"), lesson="falcon", code_paths=("falcon/",),
+                  template_paths=JINJA2_PATHS,
                   left_out=(("granian-asgi", "granian 2.8 gives an HTTP/1.0 request http_version \"1\" (ASGI "
                                              "says \"1.0\"): Falcon answers 500"),),
                   combination_caveats=(("uvicorn", Caveat(

@@ -7,11 +7,17 @@ they come); `/` declares response_class=PlainTextResponse. Errors are HTTPExcept
 the app's exception handlers as {"error": ...} (Starlette's router raises them for 404 and for 405
 with Allow), BackendUnavailable answers 503, anything else 500 (the traceback to the log only).
 The interactive docs and openapi.json are off: the app serves the contract's routes only.
+/fortunes renders templates/fortunes.html with FastAPI's Jinja2Templates (Starlette's: Jinja2 with
+select_autoescape) as its docs' "Templates" page does, response_class=HTMLResponse.
 """
 from __future__ import annotations
 
+from operator import itemgetter
+from pathlib import Path
+
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from backends.errors import BackendUnavailable
@@ -19,6 +25,9 @@ from backends.ids import parse_user_id
 from servers.apps import contract
 from servers.apps.operations import AsyncOperations
 from servers.core.options import Options
+
+
+templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
 
 
 def _found(value: dict | None) -> dict:
@@ -53,6 +62,13 @@ def create_app(options: Options) -> FastAPI:
     @app.get("/mongo/per-request/{raw_id}")
     async def mongo_per_request(raw_id: str):
         return _found(await ops.mongo_per_request(_user_id(raw_id)))
+
+    @app.get("/fortunes", response_class=HTMLResponse)
+    async def fortunes(request: Request):
+        rows = await ops.fortunes()
+        rows.append({"id": 0, "message": contract.ADDITIONAL_FORTUNE})
+        rows.sort(key=itemgetter("message"))
+        return templates.TemplateResponse(request, "fortunes.html", {"fortunes": rows})
 
     @app.get("/redis/pooled")
     async def redis_pooled():

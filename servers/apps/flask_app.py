@@ -3,7 +3,9 @@
 Views return a str or a dict; Flask turns a dict into JSON through app.json (its JSON provider)
 inside each request. The provider is configured compact and without the "\\n" that Flask's
 DefaultJSONProvider.response appends, so the bytes match every other stack. Errors go through
-@app.errorhandler. Pooled Mongo is flask-pymongo's client.
+@app.errorhandler. Pooled Mongo is flask-pymongo's client. /fortunes renders templates/fortunes.html
+with render_template (Jinja2, autoescaped as Flask does for .html templates; Flask answers it
+text/html; charset=utf-8).
 
 create_app is called in the worker process (after any fork), because Flask-PyMongo creates its
 MongoClient in init_app and pymongo is not fork-safe.
@@ -12,7 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, Response, abort
+from operator import itemgetter
+
+from flask import Flask, Response, abort, render_template
 from flask.json.provider import DefaultJSONProvider
 from flask_pymongo import PyMongo
 from werkzeug.exceptions import HTTPException
@@ -49,7 +53,9 @@ def create_app(options: Options) -> Flask:
     # answer are plain {"id", "name"} (no ObjectId), which Flask's own provider serializes.
     app.json = CompactJSONProvider(app)
     users = mongo_sync.users_collection(mongo.cx)
-    ops = SyncOperations(options, find_user_pooled=lambda user_id: mongo_sync.find_user_in(users, user_id))
+    fortunes = mongo_sync.fortunes_collection(mongo.cx)
+    ops = SyncOperations(options, find_user_pooled=lambda user_id: mongo_sync.find_user_in(users, user_id),
+                         find_fortunes=lambda: mongo_sync.find_fortunes_in(fortunes))
 
     def found(value: dict | None) -> dict:
         if value is None:
@@ -77,6 +83,14 @@ def create_app(options: Options) -> Flask:
     @app.get("/mongo/per-request/<raw_id>")
     def mongo_per_request(raw_id: str) -> dict:
         return found(ops.mongo_per_request(user_id_or_404(raw_id)))
+
+    @app.get("/fortunes")
+    def fortunes_page() -> Response:
+        rows = ops.fortunes()
+        rows.append({"id": 0, "message": contract.ADDITIONAL_FORTUNE})
+        rows.sort(key=itemgetter("message"))
+        # A str from a view is text/plain here (TextResponse): the page sets its own type.
+        return Response(render_template("fortunes.html", fortunes=rows), mimetype="text/html")
 
     @app.get("/redis/pooled")
     def redis_pooled() -> dict:

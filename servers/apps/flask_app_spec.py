@@ -1,6 +1,6 @@
 """Flask's app (servers/apps/flask_app.py)."""
 from servers.adapters.granian_server_spec import EMPTY_PATH
-from servers.core.specs import WSGI, Caveat, FrameworkSpec
+from servers.core.specs import JINJA2_PATHS, WSGI, Caveat, FrameworkSpec
 
 # HTTP/1.1 conformance (tests/conformance): on the servers whose parser passes the request on.
 _METHOD_CASE = Caveat("werkzeug-method-case", "HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET",
@@ -26,7 +26,8 @@ UWSGI_HTTP09 = Caveat("uwsgi-http09",
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"flask": ("flask>=3.1.3", "werkzeug>=3.1.8", "flask-pymongo>=3.0.1")}
 # Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
-SOURCES = {"flask": ("pallets/flask", "{v}", "src/")}
+SOURCES = {"flask": ("pallets/flask", "{v}", "src/"), "jinja2": ("pallets/jinja", "{v}", "src/"),
+           "markupsafe": ("pallets/markupsafe", "{v}", "src/")}
 
 SPECS = (
     FrameworkSpec(name="flask", framework="flask", title="Flask", interface=WSGI,
@@ -34,7 +35,8 @@ SPECS = (
                   free_threaded=True,
                   details="Flask-PyMongo's client and redis-py's pool are made when the app is built, in the "
                           "process that serves (after any fork).",
-                  pip_packages=("flask", "werkzeug"), mongo_driver="flask-pymongo", lesson="flask",
+                  pip_packages=("flask", "werkzeug", "jinja2", "markupsafe"), mongo_driver="flask-pymongo", lesson="flask",
+                  template_paths=JINJA2_PATHS,
                   default_server="gunicorn-sync",
                   combination_caveats=(*((server, _METHOD_CASE) for server in (
                       "werkzeug", "werkzeug-threaded", "werkzeug-processes", "gevent", "tornado-wsgi", "twisted-wsgi",

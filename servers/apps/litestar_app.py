@@ -8,11 +8,20 @@ exception_handlers: Litestar's router raises NotFoundException for an unknown pa
 MethodNotAllowedException (with its Allow header) for a known path's other methods, a handler
 raises NotFoundException for a missing user or key, BackendUnavailable answers 503 and anything
 else 500 (logged, never sent). The pooled clients are made lazily inside the worker's event loop.
+/fortunes returns a Template response of templates/fortunes.html, rendered by the app's
+TemplateConfig with Litestar's JinjaTemplateEngine (Jinja2, autoescape=True; text/html from the
+template's suffix, with Litestar's charset=utf-8).
 """
 from __future__ import annotations
 
+from operator import itemgetter
+from pathlib import Path
+
 from litestar import Litestar, MediaType, Request, Response, get
 from litestar.exceptions import HTTPException, NotFoundException
+from litestar.plugins.jinja import JinjaTemplateEngine
+from litestar.response import Template
+from litestar.template.config import TemplateConfig
 
 from backends.errors import BackendUnavailable
 from backends.ids import parse_user_id
@@ -67,6 +76,13 @@ def create_app(options: Options) -> Litestar:
     async def mongo_per_request(raw_id: str) -> dict:
         return _found(await ops.mongo_per_request(_user_id(raw_id)))
 
+    @get("/fortunes")
+    async def fortunes() -> Template:
+        rows = await ops.fortunes()
+        rows.append({"id": 0, "message": contract.ADDITIONAL_FORTUNE})
+        rows.sort(key=itemgetter("message"))
+        return Template(template_name="fortunes.html", context={"fortunes": rows})
+
     @get("/redis/pooled")
     async def redis_pooled() -> dict:
         return _found(await ops.redis_pooled())
@@ -76,7 +92,9 @@ def create_app(options: Options) -> Litestar:
         return _found(await ops.redis_per_request())
 
     return Litestar(
-        route_handlers=[hello, hello_json, mongo_pooled, mongo_per_request, redis_pooled, redis_per_request],
+        route_handlers=[hello, hello_json, mongo_pooled, mongo_per_request, fortunes, redis_pooled,
+                        redis_per_request],
+        template_config=TemplateConfig(directory=Path(__file__).with_name("templates"), engine=JinjaTemplateEngine),
         exception_handlers={HTTPException: http_error, BackendUnavailable: backend_unavailable,
                             Exception: internal_error},
         openapi_config=None,  # no /schema routes: the contract's unknown paths stay 404

@@ -1,7 +1,7 @@
 """The backend routes' logic, written once: every app maps its routes onto these.
 
-Each method returns the plain value the route answers with (a dict), or None when the user or
-key is missing; it raises backends.errors.BackendUnavailable when the backend is down or too
+Each method returns the plain value the route answers with (a dict; for fortunes the list of rows),
+or None when the user or key is missing; it raises backends.errors.BackendUnavailable when the backend is down or too
 slow. The HTTP side (parsing the id with backends.ids.parse_user_id, 404 for None, 503 for
 BackendUnavailable, serializing the JSON) belongs to each app, done its framework's way.
 
@@ -24,12 +24,16 @@ def _name(value: str | None) -> dict | None:
 
 
 class SyncOperations:
-    """find_user_pooled may be given by an app that owns its pool (Flask through flask-pymongo)."""
+    """find_user_pooled and find_fortunes may be given by an app that owns its pool (Flask through
+    flask-pymongo)."""
 
-    def __init__(self, options: Options, find_user_pooled: Callable[[int], dict | None] | None = None):
+    def __init__(self, options: Options, find_user_pooled: Callable[[int], dict | None] | None = None,
+                 find_fortunes: Callable[[], list[dict]] | None = None):
         self._mongo_url = options.mongo_url
         self._redis_url = options.redis_url
-        self._find_user_pooled = find_user_pooled or mongo_sync.PooledMongo(options.mongo_url).find_user
+        pooled = mongo_sync.PooledMongo(options.mongo_url)  # makes no client until first used
+        self._find_user_pooled = find_user_pooled or pooled.find_user
+        self._find_fortunes = find_fortunes or pooled.fortunes
         self._redis_client = options.redis_client
         self._redis_access = redis_clients.sync_access(options.redis_client)
         self._redis = self._redis_access.PooledRedis(options.redis_url, options.redis_client)
@@ -39,6 +43,11 @@ class SyncOperations:
 
     def mongo_per_request(self, user_id: int) -> dict | None:
         return mongo_sync.find_user_per_request(self._mongo_url, user_id)
+
+    def fortunes(self) -> list[dict]:
+        """The fortune rows ({"id", "message"}), one query on the pooled client; the app adds its row,
+        sorts and renders."""
+        return self._find_fortunes()
 
     def redis_pooled(self) -> dict | None:
         return _name(self._redis.get_name())
@@ -61,6 +70,9 @@ class AsyncOperations:
 
     async def mongo_per_request(self, user_id: int) -> dict | None:
         return await mongo_async.find_user_per_request(self._mongo_url, user_id, driver=self._driver)
+
+    async def fortunes(self) -> list[dict]:
+        return await self._mongo.fortunes()
 
     async def redis_pooled(self) -> dict | None:
         return _name(await self._redis.get_name())

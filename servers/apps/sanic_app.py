@@ -15,15 +15,25 @@ As Sanic's parser owner (its own server's), the app answers `/reflect` and `/ref
 method Sanic routes) with what Sanic handed the handler (servers/apps/reflection.py): request.method,
 request.raw_url (the raw target), request.version, request.headers as Sanic gives them (names lower-cased)
 and request.body, which Sanic has read whole before a non-streaming handler runs.
+
+/fortunes renders templates/fortunes.html with sanic-ext's render() (Sanic's templating: Jinja2 with
+select_autoescape, text/html; charset=utf-8). Sanic would extend an app with every built-in extension
+of sanic-ext once installed (AUTO_EXTEND): OpenAPI's /docs routes, CORS headers, automatic OPTIONS,
+dependency injection run as a signal on every request. The app extends itself with the templating
+extension alone (app.extend), so the other routes stay what they were.
 """
 from __future__ import annotations
 
 import logging
+from operator import itemgetter
+from pathlib import Path
 
 from sanic import Request, Sanic
 from sanic.constants import HTTP_METHODS
 from sanic.exceptions import NotFound, SanicException
 from sanic.response import HTTPResponse, json, raw, text
+from sanic_ext import render
+from sanic_ext.extensions.templating.extension import TemplatingExtension
 
 from backends.errors import BackendUnavailable
 from backends.ids import parse_user_id
@@ -35,6 +45,7 @@ from servers.core.options import Options
 
 log = logging.getLogger(__name__)
 APP_NAME = "refsuite"
+TEMPLATES = Path(__file__).with_name("templates")
 
 
 def _found(value: dict | None) -> dict:
@@ -54,6 +65,8 @@ def create_app(options: Options, *, own_server: bool = True) -> Sanic:
     app = Sanic(APP_NAME, configure_logging=False)
     app.config.ACCESS_LOG = False
     app.config.GRACEFUL_SHUTDOWN_TIMEOUT = GRACE_SECONDS  # SIGTERM must stop within 5 s
+    app.extend(extensions=[TemplatingExtension], built_in_extensions=False,
+               config={"templating_path_to_templates": str(TEMPLATES)})
     ops = AsyncOperations(options)
 
     @app.get("/")
@@ -71,6 +84,13 @@ def create_app(options: Options, *, own_server: bool = True) -> Sanic:
     @app.get("/mongo/per-request/<raw_id:str>")
     async def mongo_per_request(request: Request, raw_id: str) -> HTTPResponse:
         return json(_found(await ops.mongo_per_request(_user_id(raw_id))))
+
+    @app.get("/fortunes")
+    async def fortunes(request: Request) -> HTTPResponse:
+        rows = await ops.fortunes()
+        rows.append({"id": 0, "message": contract.ADDITIONAL_FORTUNE})
+        rows.sort(key=itemgetter("message"))
+        return await render("fortunes.html", context={"fortunes": rows}, app=app)
 
     @app.get("/redis/pooled")
     async def redis_pooled(request: Request) -> HTTPResponse:

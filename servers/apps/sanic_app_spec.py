@@ -1,13 +1,17 @@
 """Sanic's app, on Sanic's own server and as an ASGI app (servers/apps/sanic_app.py)."""
-from servers.core.specs import ASGI, Caveat, FrameworkSpec
+from servers.core.specs import ASGI, JINJA2_PATHS, Caveat, FrameworkSpec
 
 _ASTERISK = Caveat("sanic-asterisk", "HTTP/1.1: sanic serves `GET *` as `GET /`", effects=("refuse-shape",))
 
-_COMMON = dict(framework="sanic", pip_packages=("sanic",), lesson="sanic", code_paths=("sanic/", "sanic_routing/"))
+_COMMON = dict(framework="sanic", pip_packages=("sanic", "sanic-ext", "jinja2", "markupsafe"), lesson="sanic",
+               code_paths=("sanic/", "sanic_routing/"),
+               template_paths=(*JINJA2_PATHS, "sanic_ext/extensions/templating/"))
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
-# The last two are the Redis clients of sanic_glide and sanic_coredis (backends/redis_clients.py).
-EXTRAS = {"sanic": ("sanic>=25.12.1", "motor>=3.7.1", "valkey-glide>=2.6.0", "coredis>=6.9.0")}
+# motor, valkey-glide and coredis: the Mongo driver and Redis clients of sanic_motor, sanic_glide and
+# sanic_coredis (backends/redis_clients.py); sanic-ext and jinja2: Sanic's templating (/fortunes).
+EXTRAS = {"sanic": ("sanic>=25.12.1", "motor>=3.7.1", "valkey-glide>=2.6.0", "coredis>=6.9.0", "sanic-ext>=25.12.0",
+                    "jinja2>=3.1.6")}
 # Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
 SOURCES = {"sanic": ("sanic-org/sanic", "v{v}", ""), "sanic-routing": ("sanic-org/sanic-routing", "v{v}", "")}
 

@@ -6,14 +6,20 @@ contract's bytes as they come). Errors go through the app's exception_handlers: 
 raises HTTPException for 404 and for 405 (with its Allow header), BackendUnavailable answers 503,
 and anything else 500 from ServerErrorMiddleware's handler (the traceback goes to the log only).
 The pooled clients are made lazily inside the worker's event loop by the backends modules.
+/fortunes renders templates/fortunes.html through Jinja2Templates.TemplateResponse (Starlette's
+templating: Jinja2 with select_autoescape, so .html is escaped; text/html; charset=utf-8).
 """
 from __future__ import annotations
+
+from operator import itemgetter
+from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
+from starlette.templating import Jinja2Templates
 
 from backends.errors import BackendUnavailable
 from backends.ids import parse_user_id
@@ -48,6 +54,9 @@ async def internal_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"error": contract.INTERNAL_ERROR}, status_code=500)
 
 
+templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
+
+
 def create_app(options: Options) -> Starlette:
     ops = AsyncOperations(options)
 
@@ -63,6 +72,12 @@ def create_app(options: Options) -> Starlette:
     async def mongo_per_request(request: Request) -> JSONResponse:
         return _found(await ops.mongo_per_request(_user_id(request)))
 
+    async def fortunes(request: Request):
+        rows = await ops.fortunes()
+        rows.append({"id": 0, "message": contract.ADDITIONAL_FORTUNE})
+        rows.sort(key=itemgetter("message"))
+        return templates.TemplateResponse(request, "fortunes.html", {"fortunes": rows})
+
     async def redis_pooled(request: Request) -> JSONResponse:
         return _found(await ops.redis_pooled())
 
@@ -74,6 +89,7 @@ def create_app(options: Options) -> Starlette:
         Route("/json", hello_json),
         Route("/mongo/pooled/{raw_id}", mongo_pooled),
         Route("/mongo/per-request/{raw_id}", mongo_per_request),
+        Route("/fortunes", fortunes),
         Route("/redis/pooled", redis_pooled),
         Route("/redis/per-request", redis_per_request),
     ]

@@ -1,9 +1,10 @@
 """Starlette's app (servers/apps/starlette_app.py)."""
 from servers.adapters.granian_server_spec import CONNECT, EMPTY_PATH
-from servers.core.specs import ASGI, FrameworkSpec
+from servers.core.specs import ASGI, JINJA2_PATHS, FrameworkSpec
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
-EXTRAS = {"starlette": ("starlette>=1.10.0",)}
+# jinja2: Starlette's templating (Jinja2Templates) needs it.
+EXTRAS = {"starlette": ("starlette>=1.10.0", "jinja2>=3.1.6")}
 # Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
 SOURCES = {"starlette": ("Kludex/starlette", "{v}", "")}
 
@@ -14,6 +15,7 @@ SPECS = (
                   details="Starlette's router dispatches to async endpoints, JSONResponse renders per request. "
                           "Mongo through AsyncMongoClient and Redis through "
                           "redis.asyncio, made in the worker's loop.",
-                  pip_packages=("starlette",), lesson="starlette-fastapi", code_paths=("starlette/", "anyio/"),
+                  pip_packages=("starlette", "jinja2", "markupsafe"), lesson="starlette-fastapi",
+                  code_paths=("starlette/", "anyio/"), template_paths=JINJA2_PATHS,
                   combination_caveats=(("granian-asgi", EMPTY_PATH), ("granian-asgi", CONNECT))),
 )

@@ -6,6 +6,9 @@ bodies are json.dumps (compact) inside each request. The handler class is the ap
 adapter picks HTTPServer or ThreadingHTTPServer and the protocol version. Requests block their
 thread (the only one, on plain HTTPServer).
 
+The stdlib has no template engine: /fortunes builds its page with str.join and html.escape (each
+message escaped, `&<>"'`).
+
 As http.server's parser owner it answers `/reflect` (every method it has a do_ method for; http.server
 answers the others 501 itself) with what http.server handed the handler (servers/apps/reflection.py):
 self.command, self.path (the target as http.server keeps it), self.request_version, self.headers in
@@ -14,9 +17,11 @@ not decode a chunked body (no API for it), so the handler reads none and closes 
 """
 from __future__ import annotations
 
+import html
 import json
 import logging
 import re
+from operator import itemgetter
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import unquote, urlsplit
 
@@ -31,6 +36,17 @@ log = logging.getLogger(__name__)
 _MONGO = re.compile(r"/mongo/(pooled|per-request)/([^/]+)")
 _OTHER_METHODS = ("POST", "PUT", "DELETE", "PATCH", "OPTIONS")
 _ALLOW = "GET, HEAD"
+_PAGE_HEAD = ("<!DOCTYPE html>\n<html>\n<head><title>Fortunes</title></head>\n<body>\n<table>\n"
+              "<tr><th>id</th><th>message</th></tr>\n")
+_PAGE_TAIL = "</table>\n</body>\n</html>\n"
+
+
+def fortunes_page(rows: list[dict]) -> bytes:
+    """The fortunes page: the request's row added, sorted by message, every message escaped."""
+    rows.append({"id": 0, "message": contract.ADDITIONAL_FORTUNE})
+    rows.sort(key=itemgetter("message"))
+    table = "".join(f"<tr><td>{row['id']}</td><td>{html.escape(row['message'])}</td></tr>\n" for row in rows)
+    return (_PAGE_HEAD + table + _PAGE_TAIL).encode()
 
 
 def create_handler(options: Options) -> type[BaseHTTPRequestHandler]:
@@ -57,6 +73,8 @@ def create_handler(options: Options) -> type[BaseHTTPRequestHandler]:
                 return self.send_json(200, {"message": contract.HELLO})
             if path in get_name:
                 return self.answer(get_name[path])
+            if path == "/fortunes":
+                return self.answer_fortunes()
             match = _MONGO.fullmatch(path)
             if match:
                 user_id = parse_user_id(match[2])
@@ -89,12 +107,22 @@ def create_handler(options: Options) -> type[BaseHTTPRequestHandler]:
                                                   self.headers.items(), body, "path")
             self.send(200, answer, contract.JSON, extra=((reflection.HEADER, x_reflect),))
 
+        def answer_fortunes(self) -> None:
+            try:
+                page = fortunes_page(ops.fortunes())
+            except BackendUnavailable:
+                return self.send_error_json(503)
+            except Exception:
+                log.exception("unhandled error")
+                return self.send_error_json(500)
+            self.send(200, page, contract.HTML)
+
         def not_allowed(self) -> None:
             if reflection.is_reflect(urlsplit(self.path).path):
                 return self.reflect()
             self.close_connection = True  # the request body, if any, is left unread
             path = unquote(urlsplit(self.path).path, errors="replace")
-            if path in ("/", "/json") or path in get_name or _MONGO.fullmatch(path):
+            if path in ("/", "/json", "/fortunes") or path in get_name or _MONGO.fullmatch(path):
                 return self.send_error_json(405, allow=_ALLOW)
             self.send_error_json(404)
 

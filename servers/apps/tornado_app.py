@@ -5,7 +5,10 @@ rendered by write_error. tornado's write(dict) serializes with tornado.escape.js
 is json.dumps with its default ", " and ": " separators and cannot be configured, so the base
 handler's write() serializes dicts the same way but compact (still inside each request).
 Served by tornado's own HTTPServer (servers.adapters.tornado_server); create_app runs in the
-worker after any fork so the async clients belong to that worker's event loop.
+worker after any fork so the async clients belong to that worker's event loop. /fortunes calls
+self.render with the application's template_path (templates/tornado/): tornado.template, which
+escapes every {{ }} expression with xhtml_escape (autoescape's default); the handler's default
+Content-Type is text/html; charset=UTF-8.
 
 As tornado's parser owner it answers `/reflect` (any method) with what tornado handed the handler
 (servers/apps/reflection.py): request.method, request.uri (the raw target), request.version, the
@@ -17,6 +20,8 @@ from __future__ import annotations
 
 import json
 import logging
+from operator import itemgetter
+from pathlib import Path
 from types import TracebackType
 
 import tornado.web
@@ -28,6 +33,7 @@ from servers.apps.operations import AsyncOperations
 from servers.core.options import Options
 
 log = logging.getLogger(__name__)
+TEMPLATES = Path(__file__).with_name("templates") / "tornado"
 
 
 class BaseHandler(tornado.web.RequestHandler):
@@ -110,6 +116,17 @@ class ReflectHandler(tornado.web.RequestHandler):
         self.finish(body)  # tornado sends no body to a HEAD
 
 
+class FortunesHandler(BaseHandler):
+    def initialize(self, find_fortunes) -> None:
+        self.find_fortunes = find_fortunes
+
+    async def get(self) -> None:
+        rows = await self.find_fortunes()
+        rows.append({"id": 0, "message": contract.ADDITIONAL_FORTUNE})
+        rows.sort(key=itemgetter("message"))
+        self.render("fortunes.html", fortunes=rows)
+
+
 class NotFoundHandler(BaseHandler):
     def prepare(self) -> None:
         raise tornado.web.HTTPError(404)
@@ -123,9 +140,11 @@ def create_app(options: Options) -> tornado.web.Application:
             (r"/json", JSONHandler),
             (r"/mongo/pooled/([^/]+)", UserHandler, {"find_user": ops.mongo_pooled}),
             (r"/mongo/per-request/([^/]+)", UserHandler, {"find_user": ops.mongo_per_request}),
+            (r"/fortunes", FortunesHandler, {"find_fortunes": ops.fortunes}),
             (r"/redis/pooled", NameHandler, {"get_name": ops.redis_pooled}),
             (r"/redis/per-request", NameHandler, {"get_name": ops.redis_per_request}),
             (r"/reflect(?:/.*)?", ReflectHandler),
         ],
         default_handler_class=NotFoundHandler,
+        template_path=str(TEMPLATES),
     )

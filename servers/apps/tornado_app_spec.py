@@ -5,5 +5,9 @@ SPECS = (
     FrameworkSpec(name="tornado", framework="tornado", title="tornado", interface="tornado",
                   factory="servers.apps.tornado_app:create_app", pip_packages=("tornado",), lesson="tornado",
                   parser_owner=True,
-                  code_paths=("tornado/web.py", "tornado/routing.py", "tornado/escape.py")),
+                  code_paths=("tornado/web.py", "tornado/routing.py", "tornado/escape.py"),
+                  # tornado.template, the module it compiles the template into (named after the template)
+                  # and the one function of tornado/escape.py that escapes every {{ }}
+                  template_paths=("tornado/template.py", "fortunes_html.generated.py",
+                                  "tornado/escape.py#xhtml_escape")),
 )

@@ -6,7 +6,11 @@ helper, so bodies are json.dumps (compact) inside each request. The Mongo and Re
 coroutines of the asyncio drivers, so the adapter installs twisted's asyncio reactor; such a
 request is answered from the Deferred that wraps the coroutine (NOT_DONE_YET), and its errback
 maps BackendUnavailable to 503. Unknown paths and wrong methods answer JSON 404 and 405 (with
-the Allow header twisted computes from the render_ methods).
+the Allow header twisted computes from the render_ methods). /fortunes renders an Element of
+twisted.web.template, its loader the XHTML template templates/twisted/fortunes.xml (a `t:render`
+row repeated per fortune, its `t:slot`s filled), with renderElement once the rows are there; the
+flattener escapes the text. twisted's default Content-Type is text/html without a charset, so the
+resource sets text/html; charset=utf-8 itself.
 
 As twisted.web's parser owner, the leaf /reflect answers any method (in render(), which dispatches
 every method) with what twisted handed the Resource (servers/apps/reflection.py): request.method,
@@ -19,10 +23,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from operator import itemgetter
+from pathlib import Path
 
 from twisted.internet import defer
 from twisted.python.failure import Failure
+from twisted.python.filepath import FilePath
 from twisted.web import resource, server
+from twisted.web.template import Element, XMLFile, renderElement, renderer
 from twisted.web.error import UnsupportedMethod
 from twisted.web.http import Request
 
@@ -87,6 +95,32 @@ class HelloJSON(ContractResource):
         return _json(request, {"message": contract.HELLO})
 
 
+def _answer_later(request: Request, coroutine, reply) -> int:
+    """Run the coroutine on the reactor's loop and answer from its result: reply(value) writes and
+    finishes the response; BackendUnavailable is 503, any other error 500. Nothing is written once
+    the client has gone."""
+    finished = request.notifyFinish()  # fires (with a failure) if the client goes away first
+    gone = []
+    finished.addErrback(lambda _: gone.append(True))
+
+    def succeeded(value) -> None:
+        if not gone:
+            reply(value)
+
+    def failed(failure: Failure) -> None:
+        if failure.check(BackendUnavailable):
+            body = _error(request, 503)
+        else:
+            log.error("unhandled error: %s", failure.getTraceback())  # never to the client
+            body = _error(request, 500)
+        if not gone:
+            request.write(body)
+            request.finish()
+
+    defer.Deferred.fromFuture(asyncio.ensure_future(coroutine)).addCallbacks(succeeded, failed)
+    return server.NOT_DONE_YET
+
+
 class Lookup(ContractResource):
     """A route answered by a coroutine: its value as JSON, 404 for None, 503 for an outage."""
 
@@ -95,29 +129,43 @@ class Lookup(ContractResource):
         self._lookup = lookup
 
     def render_GET(self, request: Request) -> int:
-        finished = request.notifyFinish()  # fires (with a failure) if the client goes away first
-        gone = []
-        finished.addErrback(lambda _: gone.append(True))
-
         def reply(value: dict | None) -> None:
-            body = _error(request, 404) if value is None else _json(request, value)
-            if not gone:
-                request.write(body)
-                request.finish()
+            request.write(_error(request, 404) if value is None else _json(request, value))
+            request.finish()
 
-        def failed(failure: Failure) -> None:
-            if failure.check(BackendUnavailable):
-                body = _error(request, 503)
-            else:
-                log.error("unhandled error: %s", failure.getTraceback())  # never to the client
-                body = _error(request, 500)
-            if not gone:
-                request.write(body)
-                request.finish()
+        return _answer_later(request, self._lookup(), reply)
 
-        coroutine = self._lookup()
-        defer.Deferred.fromFuture(asyncio.ensure_future(coroutine)).addCallbacks(reply, failed)
-        return server.NOT_DONE_YET
+
+class FortunesElement(Element):
+    """The fortunes page: the template's `fortunes` row, once per fortune."""
+
+    loader = XMLFile(FilePath(Path(__file__).with_name("templates") / "twisted" / "fortunes.xml"))
+
+    def __init__(self, rows: list[dict]):
+        super().__init__()
+        self._rows = rows
+
+    @renderer
+    def fortunes(self, request: Request, tag):
+        for row in self._rows:
+            yield tag.clone().fillSlots(id=str(row["id"]), message=row["message"])
+
+
+class Fortunes(ContractResource):
+    """/fortunes: the rows from a coroutine, the request's row added, sorted, rendered; 503 for an outage."""
+
+    def __init__(self, find_fortunes):
+        super().__init__()
+        self._find_fortunes = find_fortunes
+
+    def render_GET(self, request: Request) -> int:
+        def reply(rows: list[dict]) -> None:
+            rows.append({"id": 0, "message": contract.ADDITIONAL_FORTUNE})
+            rows.sort(key=itemgetter("message"))
+            request.setHeader(b"Content-Type", contract.HTML.encode())
+            renderElement(request, FortunesElement(rows))  # writes the page and finishes the request
+
+        return _answer_later(request, self._find_fortunes(), reply)
 
 
 class Reflect(resource.Resource):
@@ -160,4 +208,5 @@ def create_resource(options: Options) -> resource.Resource:
     root.putChild(b"mongo", mongo)
     root.putChild(b"redis", redis)
     root.putChild(b"reflect", Reflect())
+    root.putChild(b"fortunes", Fortunes(ops.fortunes))
     return root

@@ -4,5 +4,8 @@ from servers.core.specs import FrameworkSpec
 SPECS = (
     FrameworkSpec(name="twisted", framework="twisted", title="twisted.web", interface="twisted",
                   factory="servers.apps.twisted_app:create_resource", pip_packages=("twisted",),
-                  lesson="twisted-web", parser_owner=True, code_paths=("twisted/web/resource.py", "twisted/web/server.py")),
+                  lesson="twisted-web", parser_owner=True, code_paths=("twisted/web/resource.py", "twisted/web/server.py"),
+                  # twisted.web.template: the Element, the XML loader, the stan tags and the flattener
+                  template_paths=("twisted/web/template.py", "twisted/web/_template_util.py",
+                                  "twisted/web/_element.py", "twisted/web/_stan.py", "twisted/web/_flatten.py")),
 )

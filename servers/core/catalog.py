@@ -27,17 +27,24 @@ OPERATIONS: dict[str, str] = {
     "mongo-per-request": "/mongo/per-request/{id}",
     "redis-pooled": "/redis/pooled",
     "redis-per-request": "/redis/per-request",
+    "fortunes": "/fortunes",  # TechEmpower's fortunes test: one query, a row added, sorted, a template
 }
 HELLO_OPS = ("hello", "json")
-MONGO_OPS = ("mongo-pooled", "mongo-per-request")
+# Every operation that needs Mongo: a stack that serves the Mongo routes serves them all (and a Redis
+# client variant, whose routes leave Mongo out, none of them).
+MONGO_OPS = ("mongo-pooled", "mongo-per-request", "fortunes")
 REDIS_OPS = ("redis-pooled", "redis-per-request")
 ALL_OPS = HELLO_OPS + MONGO_OPS + REDIS_OPS
 
-# Operation families (compose services are per family) and the backend service each needs; a
-# backend family's operations are (pooled, per-request). BACKENDS: in the order they are started.
+# Operation families (compose services are per family: `<entry>-mongo` answers /fortunes too, as it
+# runs the same command with the same backend) and the backend service each needs. BACKENDS: in the
+# order they are started.
 FAMILIES: dict[str, tuple[str, ...]] = {"hello": HELLO_OPS, "mongo": MONGO_OPS, "redis": REDIS_OPS}
 FAMILY_BACKENDS: dict[str, str | None] = {"hello": None, "mongo": "mongo", "redis": "redis"}
 BACKENDS: tuple[str, ...] = ("mongo", "redis")
+# Each backend's (pooled, per-request) pair of one lookup: what the report compares route for route.
+POOLED_PAIRS: dict[str, tuple[str, str]] = {"mongo": ("mongo-pooled", "mongo-per-request"),
+                                            "redis": ("redis-pooled", "redis-per-request")}
 
 
 def family_of(operation: str) -> str | None:

@@ -47,7 +47,10 @@ SERVER_SPECS = (
 )
 
 GO_JSON = ("encoding/json.",)
-_COMMON = dict(interface=GO, factory="", language="go", lesson="go-frameworks", json_paths=GO_JSON)
+# html/template (its escapers) on text/template (the execution): the anatomy's template layer of /fortunes.
+GO_TEMPLATE = ("html/template.", "text/template.")
+_COMMON = dict(interface=GO, factory="", language="go", lesson="go-frameworks", json_paths=GO_JSON,
+               template_paths=GO_TEMPLATE)
 # net/http's ServeMux refuses `GET *` (400); the routers of Echo and Gin are handed it and answer 404.
 _ROUTER_ASTERISK = Caveat("go-router-asterisk", "HTTP/1.1: net/http hands `GET *` to Echo's and Gin's routers, which "
                                                 "answer it 404 where it should be refused (400)",
@@ -68,7 +71,7 @@ FRAMEWORK_SPECS = (
                   language="go", pip_packages=("github.com/valyala/fasthttp",), parser_owner=True,
                   details="One RequestHandler switches on ctx.Path() (fasthttp has no router) and writes "
                           "encoding/json bodies into the RequestCtx; drivers get their own context, since the "
-                          "ctx is reused once the handler returns.", json_paths=GO_JSON),
+                          "ctx is reused once the handler returns.", json_paths=GO_JSON, template_paths=GO_TEMPLATE),
 )
 
 # Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).

@@ -149,6 +149,9 @@ class FrameworkSpec:
     host_checks: tuple[str, ...] = ()
     default_server: str = ""  # its default server: compose names that entry <framework>-<family> too
     json_paths: tuple[str, ...] = ("json/",)  # frame path prefixes of the JSON code it runs (the anatomy's json layer)
+    # Frame path prefixes of the template engine /fortunes renders with (the anatomy's template layer);
+    # "path#function" names one function of a file whose other functions belong to another layer.
+    template_paths: tuple[str, ...] = ()
     # It installs on free-threaded CPython 3.13t with the GIL kept off (the set-up's record says so,
     # records/interpreters/python3.13t.json): its entries on servers with a free_threaded text get a variant
     free_threaded: bool = False
@@ -176,6 +179,10 @@ HTTP_SERVER_PARSER = Caveat(
 SSL_MODULE = "Python's ssl module (OpenSSL)"
 SSL_PATHS = ("ssl.py", "asyncio/sslproto.py")
 SSL_NATIVE = ("libssl.so", "libcrypto.so", "_ssl.")  # OpenSSL and the ssl module's C part, where the crypto runs
+# The template layer of the apps that render with Jinja2: the engine, MarkupSafe's escape (its C speedups
+# show under the Python function that calls them) and the compiled templates, whose frames carry the
+# template file's own path (servers/apps/templates/...).
+JINJA2_PATHS = ("jinja2/", "markupsafe/", "servers/apps/templates/")
 
 # Code paths several servers run on (the anatomy's server layer): an event loop, the stdlib's
 # socketserver-based servers.

@@ -8,11 +8,12 @@ import pymongo
 import pytest
 import redis
 
-from backends import COLLECTION, DB_NAME, REDIS_KEY
+from backends import COLLECTION, DB_NAME, FORTUNE_COLLECTION, REDIS_KEY
 from backends.local import REPO_ROOT
 from backends.postgres import psql
 from backends.seed import (
     DEFAULT_USERS,
+    FORTUNES,
     INDEX_NAME,
     REDIS_VALUE,
     create_gin_index,
@@ -52,6 +53,22 @@ def test_seeded_data(backends, users) -> None:
 def test_idempotent(backends) -> None:
     mongo, changed = seed(backends.mongo_url, backends.redis_url, DEFAULT_USERS)
     assert (mongo.inserted, mongo.updated, mongo.total, changed) == (0, 0, DEFAULT_USERS, False)
+
+
+def test_fortunes_are_techempowers_twelve_rows_and_seeding_restores_them(backends) -> None:
+    client = pymongo.MongoClient(backends.mongo_url, serverSelectionTimeoutMS=2000)
+    fortunes = client[DB_NAME][FORTUNE_COLLECTION]
+    try:
+        rows = sorted((d["_id"], d["id"], d["message"]) for d in fortunes.find({}))
+        assert rows == [(fid, fid, message) for fid, message in FORTUNES]
+        assert dict(FORTUNES)[11].startswith("<script>") and dict(FORTUNES)[12] == "フレームワークのベンチマーク"
+        fortunes.update_one({"_id": 3}, {"$set": {"message": "changed"}})
+        fortunes.insert_one({"_id": 99, "id": 99, "message": "extra"})
+        assert seed_mongo(backends.mongo_url, DEFAULT_USERS).fortunes_written == 2
+        assert sorted((d["_id"], d["message"]) for d in fortunes.find({})) == sorted(FORTUNES)
+        assert seed_mongo(backends.mongo_url, DEFAULT_USERS).fortunes_written == 0
+    finally:
+        client.close()
 
 
 def test_repairs_more_names_than_one_ferretdb_update_batch_survives(backends, users) -> None:

@@ -3,11 +3,15 @@
 // the middleware chain; handlers answer with c.String and c.JSON (serialized per request by a
 // compact JSONSerializer) or return errors, which one central HTTPErrorHandler turns into the
 // contract's JSON error bodies. A handler blocks its goroutine on Mongo or Redis, never a thread.
+// /fortunes renders through the app's Renderer (an html/template set, parsed once) with c.Render,
+// as Echo's templates guide does.
 package main
 
 import (
 	"encoding/json"
 	"errors"
+	"html/template"
+	"io"
 	"net/http"
 	"os"
 
@@ -31,6 +35,7 @@ func newHandler(b *backend.Backends) http.Handler {
 	e.HidePort = true
 	e.HTTPErrorHandler = jsonError
 	e.JSONSerializer = compactJSON{}
+	e.Renderer = templates{template.Must(template.ParseFS(contract.Templates, "templates/"+contract.FortunesTemplate))}
 	e.Logger.SetOutput(os.Stderr) // gommon logs to stdout, where only the ready line belongs
 	// The panicking goroutine's stack goes to the log, not every goroutine's, and never to the client.
 	e.Use(serverHeader, middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true}))
@@ -66,9 +71,24 @@ func newHandler(b *backend.Backends) http.Handler {
 			return c.JSON(http.StatusOK, contract.Name{Name: name})
 		}
 	}
+	e.Match(getHead, "/fortunes", func(c echo.Context) error {
+		rows, err := b.Fortunes.Fortunes(c.Request().Context())
+		if err != nil {
+			return echo.NewHTTPError(contract.BackendStatus(err))
+		}
+		return c.Render(http.StatusOK, contract.FortunesTemplate, contract.WithAddedFortune(rows))
+	})
 	e.Match(getHead, "/redis/pooled", redis(b.RedisPooled))
 	e.Match(getHead, "/redis/per-request", redis(b.RedisPerRequest))
 	return e
+}
+
+// templates is Echo's Renderer over an html/template set: c.Render executes a template by name into a
+// buffer and sends it with c.HTMLBlob (text/html; charset=UTF-8).
+type templates struct{ set *template.Template }
+
+func (t templates) Render(w io.Writer, name string, data any, _ echo.Context) error {
+	return t.set.ExecuteTemplate(w, name, data)
 }
 
 func serverHeader(next echo.HandlerFunc) echo.HandlerFunc {

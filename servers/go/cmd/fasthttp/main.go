@@ -6,6 +6,7 @@
 // serializes with encoding/json per request. fasthttp recovers no panic (one would end the
 // process), so the handler turns a panic into a 500. One process with GOMAXPROCS = --workers, as
 // fasthttp is run behind most deployments (fiber's default); its prefork mode is not used.
+// /fortunes executes an html/template (parsed once) into the RequestCtx, an io.Writer of the body.
 //
 // As fasthttp's parser owner, /reflect and every path under it answer any method with what fasthttp
 // handed the handler (internal/reflection): ctx.Method(), ctx.RequestURI() (the raw target), the
@@ -17,6 +18,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"html/template"
 	"log"
 	"strings"
 	"time"
@@ -56,6 +58,7 @@ func newServer(b *backend.Backends) cli.Server {
 func newHandler(b *backend.Backends) fasthttp.RequestHandler {
 	mongoPooled, mongoPerRequest := mongo(b.MongoPooled), mongo(b.MongoPerRequest)
 	redisPooled, redisPerRequest := redis(b.RedisPooled), redis(b.RedisPerRequest)
+	fortunesPage := fortunes(b.Fortunes)
 	return func(ctx *fasthttp.RequestCtx) {
 		defer recoverTo500(ctx)
 		// Path() is the URI's path percent-decoded and normalized ("//" and dot segments removed).
@@ -72,6 +75,10 @@ func newHandler(b *backend.Backends) fasthttp.RequestHandler {
 		case "/json":
 			if allowed(ctx) {
 				writeJSON(ctx, fasthttp.StatusOK, contract.HelloMessage())
+			}
+		case "/fortunes":
+			if allowed(ctx) {
+				fortunesPage(ctx)
 			}
 		case "/redis/pooled":
 			if allowed(ctx) {
@@ -149,6 +156,21 @@ func mongo(users backend.Users) func(*fasthttp.RequestCtx, []byte) {
 			return
 		}
 		writeJSON(ctx, fasthttp.StatusOK, user)
+	}
+}
+
+func fortunes(rows backend.Fortunes) fasthttp.RequestHandler {
+	page := template.Must(template.ParseFS(contract.Templates, "templates/"+contract.FortunesTemplate))
+	return func(ctx *fasthttp.RequestCtx) {
+		read, err := rows.Fortunes(context.Background())
+		if err != nil {
+			writeError(ctx, contract.BackendStatus(err))
+			return
+		}
+		ctx.SetContentType(contract.HTML)
+		if err := page.Execute(ctx, contract.WithAddedFortune(read)); err != nil {
+			panic(err) // a template bug: recoverTo500 answers
+		}
 	}
 }
 

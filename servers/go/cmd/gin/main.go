@@ -3,9 +3,11 @@
 // runs the handler chain (middleware, then the route); c.JSON serializes each answer per request
 // (json.Marshal, no trailing newline); NoRoute and NoMethod chains answer the
 // contract's 404 and 405. A handler blocks its goroutine on Mongo or Redis, never a thread.
+// /fortunes renders the engine's HTML template (SetHTMLTemplate, parsed once) with c.HTML.
 package main
 
 import (
+	"html/template"
 	"net/http"
 	"os"
 
@@ -70,6 +72,16 @@ func newHandler(b *backend.Backends) http.Handler {
 			c.JSON(http.StatusOK, contract.Name{Name: name})
 		}
 	}
+	r.SetHTMLTemplate(template.Must(template.ParseFS(contract.Templates, "templates/"+contract.FortunesTemplate)))
+	r.Match(getHead, "/fortunes", func(c *gin.Context) {
+		rows, err := b.Fortunes.Fortunes(c.Request.Context())
+		if err != nil {
+			status := contract.BackendStatus(err)
+			c.JSON(status, contract.ErrorFor(status))
+			return
+		}
+		c.HTML(http.StatusOK, contract.FortunesTemplate, contract.WithAddedFortune(rows))
+	})
 	r.Match(getHead, "/redis/pooled", redis(b.RedisPooled))
 	r.Match(getHead, "/redis/per-request", redis(b.RedisPerRequest))
 	return r

@@ -2,6 +2,9 @@
 // goroutine per connection and http.ServeMux matches method-and-path patterns ("GET /json",
 // "{id}" wildcards). The mux's own 404 and 405 are plain text, so a thin wrapper swaps their
 // bodies for the contract's JSON and turns panics into a 500. Handlers block their goroutine.
+// /fortunes executes the html/template parsed once at start straight into the ResponseWriter, as the
+// html/template docs do (contextual autoescaping; a page under net/http's 2 KiB buffer still gets its
+// Content-Length).
 //
 // As net/http's parser owner (Echo's and Gin's too), /reflect and every path under it answer any
 // method with what net/http handed the handler (internal/reflection): r.Method, r.RequestURI (the
@@ -12,6 +15,7 @@ package main
 
 import (
 	"encoding/json"
+	"html/template"
 	"io"
 	"log"
 	"maps"
@@ -65,6 +69,18 @@ func newHandler(b *backend.Backends) http.Handler {
 			writeJSON(w, http.StatusOK, contract.Name{Name: name})
 		}
 	}
+	fortunes := template.Must(template.ParseFS(contract.Templates, "templates/"+contract.FortunesTemplate))
+	mux.HandleFunc("GET /fortunes", func(w http.ResponseWriter, r *http.Request) {
+		rows, err := b.Fortunes.Fortunes(r.Context())
+		if err != nil {
+			writeError(w, contract.BackendStatus(err))
+			return
+		}
+		w.Header().Set("Content-Type", contract.HTML)
+		if err := fortunes.Execute(w, contract.WithAddedFortune(rows)); err != nil {
+			panic(err) // a template bug: the wrapper answers 500 if nothing was written yet
+		}
+	})
 	mux.Handle("GET /redis/pooled", redis(b.RedisPooled))
 	mux.Handle("GET /redis/per-request", redis(b.RedisPerRequest))
 	return wrap{mux}

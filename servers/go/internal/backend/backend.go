@@ -28,6 +28,17 @@ type User struct {
 	Name string `bson:"name" json:"name"`
 }
 
+// Fortune is one document of collection "fortune" (TechEmpower's fortunes test).
+type Fortune struct {
+	ID      int64  `bson:"id"`
+	Message string `bson:"message"`
+}
+
+// Fortunes reads every row of collection "fortune", in one query, each call (no cache).
+type Fortunes interface {
+	Fortunes(ctx context.Context) ([]Fortune, error)
+}
+
 // Users looks a user up by id.
 type Users interface {
 	User(ctx context.Context, id int64) (User, error)
@@ -38,12 +49,13 @@ type Names interface {
 	Name(ctx context.Context) (string, error)
 }
 
-// Backends holds the four ways to reach the data that the routes expose.
+// Backends holds the ways to reach the data that the routes expose.
 type Backends struct {
 	MongoPooled     Users
 	MongoPerRequest Users
 	RedisPooled     Names
 	RedisPerRequest Names
+	Fortunes        Fortunes // on the pooled Mongo client
 
 	closers []func(context.Context) error
 }
@@ -65,6 +77,7 @@ func New(mongoURL, redisURL string) (*Backends, error) {
 		MongoPerRequest: m.perRequest,
 		RedisPooled:     r.pooled,
 		RedisPerRequest: r.perRequest,
+		Fortunes:        m.pooled,
 		closers:         []func(context.Context) error{m.close, r.close},
 	}, nil
 }

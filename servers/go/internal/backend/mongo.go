@@ -11,13 +11,15 @@ import (
 )
 
 const (
-	defaultDB      = "test"
-	userCollection = "user"
+	defaultDB         = "test"
+	userCollection    = "user"
+	fortuneCollection = "fortune"
 )
 
 var (
-	projection = bson.D{{Key: "_id", Value: 0}, {Key: "id", Value: 1}, {Key: "name", Value: 1}}
-	findOpts   = options.FindOne().SetProjection(projection)
+	projection  = bson.D{{Key: "_id", Value: 0}, {Key: "id", Value: 1}, {Key: "name", Value: 1}}
+	findOpts    = options.FindOne().SetProjection(projection)
+	fortuneOpts = options.Find().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "id", Value: 1}, {Key: "message", Value: 1}})
 )
 
 type mongoBackend struct {
@@ -57,7 +59,8 @@ func newMongo(url string) (*mongoBackend, error) {
 		return nil, err
 	}
 	return &mongoBackend{
-		pooled:     pooledMongo{coll: client.Database(cfg.db).Collection(userCollection)},
+		pooled: pooledMongo{coll: client.Database(cfg.db).Collection(userCollection),
+			fortunes: client.Database(cfg.db).Collection(fortuneCollection)},
 		perRequest: perRequestMongo{cfg: cfg},
 		client:     client,
 	}, nil
@@ -65,7 +68,22 @@ func newMongo(url string) (*mongoBackend, error) {
 
 func (m *mongoBackend) close(ctx context.Context) error { return m.client.Disconnect(ctx) }
 
-type pooledMongo struct{ coll *mongo.Collection }
+type pooledMongo struct{ coll, fortunes *mongo.Collection }
+
+// Fortunes reads the whole fortune collection with one find, its cursor read to the end.
+func (p pooledMongo) Fortunes(ctx context.Context) ([]Fortune, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	cur, err := p.fortunes.Find(ctx, bson.D{}, fortuneOpts)
+	if err != nil {
+		return nil, err
+	}
+	var rows []Fortune
+	if err := cur.All(ctx, &rows); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
 
 func (p pooledMongo) User(ctx context.Context, id int64) (User, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)

@@ -1,11 +1,14 @@
 // Package contract holds what every Go server shares about the route contract: the content
 // types, the values the routes answer (serialized by each framework's own JSON helper inside each
-// request), the id rule and the status a backend failure maps to. No prebuilt bodies.
+// request), the id rule and the status a backend failure maps to, and the fortunes page's template
+// (each command renders it with its framework's own call). No prebuilt bodies.
 package contract
 
 import (
+	"embed"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,7 +20,27 @@ const (
 	TextPlain = "text/plain; charset=utf-8"
 	JSON      = "application/json"
 	Hello     = "Hello, World!"
+	HTML      = "text/html; charset=utf-8" // /fortunes: TechEmpower's verifier requires the charset
 )
+
+// AdditionalFortune is the row each /fortunes request adds (id 0) before sorting, TechEmpower's words.
+const AdditionalFortune = "Additional fortune added at request time."
+
+// Templates holds templates/fortunes.html, the html/template source every command parses once.
+//
+//go:embed templates/fortunes.html
+var Templates embed.FS
+
+// FortunesTemplate is the template's name in Templates (and once parsed).
+const FortunesTemplate = "fortunes.html"
+
+// WithAddedFortune adds the request's row to the rows read and sorts them by message. Go compares
+// strings byte by byte, which for UTF-8 is code point order, the order TechEmpower checks.
+func WithAddedFortune(rows []backend.Fortune) []backend.Fortune {
+	rows = append(rows, backend.Fortune{ID: 0, Message: AdditionalFortune})
+	slices.SortFunc(rows, func(a, b backend.Fortune) int { return strings.Compare(a.Message, b.Message) })
+	return rows
+}
 
 // Message is the /json value: {"message":"Hello, World!"} once serialized.
 type Message struct {

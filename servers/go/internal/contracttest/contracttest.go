@@ -14,6 +14,7 @@ import (
 	"net/http/httptrace"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,11 +62,60 @@ func (f fakeNames) Name(context.Context) (string, error) {
 	return *f.v, nil
 }
 
+// fakeFortunes answers the rows it holds, a fresh copy each call (a handler may append to it).
+type fakeFortunes []backend.Fortune
+
+func (f fakeFortunes) Fortunes(context.Context) ([]backend.Fortune, error) {
+	return append([]backend.Fortune(nil), f...), nil
+}
+
+// TechEmpower's twelve rows (backends/seed.py), in their table's order.
+var techEmpowerFortunes = fakeFortunes{
+	{ID: 1, Message: "fortune: No such file or directory"},
+	{ID: 2, Message: "A computer scientist is someone who fixes things that aren't broken."},
+	{ID: 3, Message: "After enough decimal places, nobody gives a damn."},
+	{ID: 4, Message: "A bad random number generator: 1, 1, 1, 1, 1, 4.33e+67, 1, 1, 1"},
+	{ID: 5, Message: "A computer program does what you tell it to do, not what you want it to do."},
+	{ID: 6, Message: "Emacs is a nice operating system, but I prefer UNIX. — Tom Christaensen"},
+	{ID: 7, Message: "Any program that runs right is obsolete."},
+	{ID: 8, Message: "A list is only as strong as its weakest link. — Donald Knuth"},
+	{ID: 9, Message: "Feature: A bug with seniority."},
+	{ID: 10, Message: "Computers make very fast, very accurate mistakes."},
+	{ID: 11, Message: `<script>alert("This should not be displayed in a browser alert box.");</script>`},
+	{ID: 12, Message: "フレームワークのベンチマーク"},
+}
+
+// fortunesPage is the page html/template renders from techEmpowerFortunes: the added row, the rows
+// sorted by message (code point order), every message escaped (html/template writes " ' + as
+// &#34; &#39; &#43;), the dash and the Japanese as UTF-8.
+const fortunesPage = "<!DOCTYPE html>\n<html>\n<head><title>Fortunes</title></head>\n<body>\n<table>\n" +
+	"<tr><th>id</th><th>message</th></tr>\n" +
+	"\n<tr><td>11</td><td>&lt;script&gt;alert(&#34;This should not be displayed in a browser alert box.&#34;);&lt;/script&gt;</td></tr>\n" +
+	"\n<tr><td>4</td><td>A bad random number generator: 1, 1, 1, 1, 1, 4.33e&#43;67, 1, 1, 1</td></tr>\n" +
+	"\n<tr><td>5</td><td>A computer program does what you tell it to do, not what you want it to do.</td></tr>\n" +
+	"\n<tr><td>2</td><td>A computer scientist is someone who fixes things that aren&#39;t broken.</td></tr>\n" +
+	"\n<tr><td>8</td><td>A list is only as strong as its weakest link. — Donald Knuth</td></tr>\n" +
+	"\n<tr><td>0</td><td>Additional fortune added at request time.</td></tr>\n" +
+	"\n<tr><td>3</td><td>After enough decimal places, nobody gives a damn.</td></tr>\n" +
+	"\n<tr><td>7</td><td>Any program that runs right is obsolete.</td></tr>\n" +
+	"\n<tr><td>10</td><td>Computers make very fast, very accurate mistakes.</td></tr>\n" +
+	"\n<tr><td>6</td><td>Emacs is a nice operating system, but I prefer UNIX. — Tom Christaensen</td></tr>\n" +
+	"\n<tr><td>9</td><td>Feature: A bug with seniority.</td></tr>\n" +
+	"\n<tr><td>1</td><td>fortune: No such file or directory</td></tr>\n" +
+	"\n<tr><td>12</td><td>フレームワークのベンチマーク</td></tr>\n" +
+	"\n</table>\n</body>\n</html>\n"
+
+// htmlType is TechEmpower's pattern for the fortunes page's Content-Type: the charset is required.
+var htmlType = regexp.MustCompile(`^text/html; ?charset=(UTF|utf)-8$`)
+
 // broken panics as a handler bug would.
 type broken struct{}
 
 func (broken) User(context.Context, int64) (backend.User, error) { panic("boom: secret detail") }
 func (broken) Name(context.Context) (string, error)              { panic("boom: secret detail") }
+func (broken) Fortunes(context.Context) ([]backend.Fortune, error) {
+	panic("boom: secret detail")
+}
 
 // Run checks every route of the contract against the net/http handler that build makes.
 func Run(t *testing.T, name string, build cli.Build) { RunServer(t, name, cli.HTTPServer(build)) }
@@ -99,10 +149,11 @@ func routes(t *testing.T, name string, build cli.BuildServer) {
 	full := start(t, build(&backend.Backends{
 		MongoPooled: users, MongoPerRequest: users,
 		RedisPooled: fakeNames{&gopher}, RedisPerRequest: fakeNames{&gopher},
+		Fortunes: techEmpowerFortunes,
 	}))
 	empty := start(t, build(&backend.Backends{
 		MongoPooled: fakeUsers{}, MongoPerRequest: fakeUsers{},
-		RedisPooled: fakeNames{}, RedisPerRequest: fakeNames{},
+		RedisPooled: fakeNames{}, RedisPerRequest: fakeNames{}, Fortunes: fakeFortunes{},
 	}))
 
 	const notFound, notAllowed = `{"error":"not found"}`, `{"error":"method not allowed"}`
@@ -131,8 +182,12 @@ func routes(t *testing.T, name string, build cli.BuildServer) {
 		"/mongo/pooled/", "/mongo/pooled/1/x", "/mongo/other/1", "/redis", "/redis/pooled/x"} {
 		cases = append(cases, want{"GET", p, 404, appJSON, notFound})
 	}
+	for _, p := range []string{"/fortunes/", "/fortunes/1", "/Fortunes"} {
+		cases = append(cases, want{"GET", p, 404, appJSON, notFound})
+	}
 	for _, c := range [][2]string{{"POST", "/"}, {"PUT", "/json"}, {"DELETE", "/mongo/pooled/1"},
-		{"PATCH", "/mongo/per-request/1"}, {"POST", "/redis/pooled"}, {"DELETE", "/redis/per-request"}} {
+		{"PATCH", "/mongo/per-request/1"}, {"POST", "/redis/pooled"}, {"DELETE", "/redis/per-request"},
+		{"POST", "/fortunes"}} {
 		cases = append(cases, want{c[0], c[1], 405, appJSON, notAllowed})
 	}
 
@@ -148,7 +203,17 @@ func routes(t *testing.T, name string, build cli.BuildServer) {
 		check(t, name, want{"GET", p, 404, appJSON, notFound}, res, body)
 	}
 
-	res, body := do(t, full.Client(), "HEAD", full.URL+"/")
+	res, body := do(t, full.Client(), "GET", full.URL+"/fortunes")
+	checkPage(t, name, res, body, fortunesPage)
+	// Each request reads the rows again and adds its own row to a copy: a second page is the same page.
+	res, body = do(t, full.Client(), "GET", full.URL+"/fortunes")
+	checkPage(t, name, res, body, fortunesPage)
+	res, body = do(t, empty.Client(), "GET", empty.URL+"/fortunes")
+	checkPage(t, name, res, body, "<!DOCTYPE html>\n<html>\n<head><title>Fortunes</title></head>\n<body>\n<table>\n"+
+		"<tr><th>id</th><th>message</th></tr>\n\n<tr><td>0</td><td>Additional fortune added at request time.</td></tr>\n"+
+		"\n</table>\n</body>\n</html>\n")
+
+	res, body = do(t, full.Client(), "HEAD", full.URL+"/")
 	if res.StatusCode != 200 || len(body) != 0 || res.Header.Get("Server") != name {
 		t.Errorf("HEAD /: %d %q Server=%q, want 200, no body, Server %q",
 			res.StatusCode, body, res.Header.Get("Server"), name)
@@ -177,6 +242,30 @@ func check(t *testing.T, name string, w want, res *http.Response, body []byte) {
 	}
 	if _, err := http.ParseTime(res.Header.Get("Date")); err != nil {
 		t.Errorf("%s: Date %q: %v", what, res.Header.Get("Date"), err)
+	}
+}
+
+// checkPage holds a /fortunes answer to the page wanted: 200, TechEmpower's Content-Type, the exact
+// body with its Content-Length, Server and Date.
+func checkPage(t *testing.T, name string, res *http.Response, body []byte, page string) {
+	t.Helper()
+	if res.StatusCode != 200 {
+		t.Errorf("GET /fortunes: status %d, want 200 (body %q)", res.StatusCode, body)
+	}
+	if got := res.Header.Get("Content-Type"); !htmlType.MatchString(got) {
+		t.Errorf("GET /fortunes: Content-Type %q, want %s", got, htmlType)
+	}
+	if string(body) != page {
+		t.Errorf("GET /fortunes: body\n%s\nwant\n%s", body, page)
+	}
+	if res.ContentLength != int64(len(body)) {
+		t.Errorf("GET /fortunes: Content-Length %d, want %d", res.ContentLength, len(body))
+	}
+	if got := res.Header.Get("Server"); got != name {
+		t.Errorf("GET /fortunes: Server %q, want %q", got, name)
+	}
+	if _, err := http.ParseTime(res.Header.Get("Date")); err != nil {
+		t.Errorf("GET /fortunes: Date %q: %v", res.Header.Get("Date"), err)
 	}
 }
 
@@ -225,8 +314,10 @@ func keepAlive(t *testing.T, build cli.BuildServer) {
 func panics(t *testing.T, name string, build cli.BuildServer) {
 	srv := start(t, build(&backend.Backends{
 		MongoPooled: broken{}, MongoPerRequest: broken{}, RedisPooled: broken{}, RedisPerRequest: broken{},
+		Fortunes: broken{},
 	}))
-	for _, p := range []string{"/mongo/pooled/1", "/mongo/per-request/1", "/redis/pooled", "/redis/per-request"} {
+	for _, p := range []string{"/mongo/pooled/1", "/mongo/per-request/1", "/redis/pooled", "/redis/per-request",
+		"/fortunes"} {
 		res, body := do(t, srv.Client(), "GET", srv.URL+p)
 		check(t, name, want{"GET", p, 500, appJSON, `{"error":"internal error"}`}, res, body)
 	}
@@ -243,7 +334,8 @@ func unavailable(t *testing.T, name string, build cli.BuildServer, addr string) 
 	defer b.Close(context.Background())
 	srv := start(t, build(b))
 	var wg sync.WaitGroup
-	for _, p := range []string{"/mongo/pooled/1", "/mongo/per-request/1", "/redis/pooled", "/redis/per-request"} {
+	for _, p := range []string{"/mongo/pooled/1", "/mongo/per-request/1", "/redis/pooled", "/redis/per-request",
+		"/fortunes"} {
 		wg.Go(func() {
 			for range 2 { // the second try meets the clients in their failed state
 				start := time.Now()
