@@ -12,6 +12,7 @@ import pytest
 
 from servers.core import catalog
 from servers.core.command import command
+from machine import MachineShare
 from serverproc import ServerProcess
 
 TEXT_TYPES = ("text/plain", "text/plain; charset=utf-8")
@@ -21,6 +22,8 @@ HELLO_JSON = b'{"message":"Hello, World!"}'
 NOT_FOUND = b'{"error":"not found"}'
 METHOD_NOT_ALLOWED = b'{"error":"method not allowed"}'
 ENTRY_NAMES = [e.name for e in catalog.ENTRIES]
+STOP_S = 5.0  # the contract: SIGTERM stops an entry, workers included, within 5 s
+STOP_WAIT_MOST_S = 25.0  # how long a busy machine may stretch it
 # A bad flag and a port in use are refused before an app or a server is imported (servers/core/launch.py;
 # Go: servers/go/internal/cli), by one mechanism per language: one entry per server and interpreter shows it.
 ONE_PER_SERVER = list({(e.server, e.interpreter): e.name for e in reversed(catalog.ENTRIES)}.values())[::-1]
@@ -168,7 +171,13 @@ def test_sigterm_stops_within_5s(server):
     """The stack's own server, after every other test of it has run (`stops_server`: tests/conftest.py puts
     it last): what stops is a server that has served."""
     assert server.request("/")[0].status == 200
-    code, elapsed, survivors = server.terminate()
-    assert code == 0, f"exit code {code} after SIGTERM; stderr:\n{server.stderr_text()}"
-    assert elapsed < 5
+    machine = MachineShare(server)
+    code, elapsed, survivors = server.terminate(timeout=STOP_WAIT_MOST_S)
+    busy = machine.over()
+    # 5 s on a quiet machine; a stop starved by other processes gets that much longer (tests/machine.py)
+    allowed = machine.allowance(STOP_S, busy["foreign_cpu_pct"], most=STOP_WAIT_MOST_S)
+    waited = (f"waited {elapsed:.1f} s of the {allowed:.1f} s allowed ({STOP_S:g} s, the machine's other "
+              f"processes took {busy['foreign_cpu_pct']}% of its CPU meanwhile, steal {busy['steal_pct']}%)")
+    assert code == 0, f"exit code {code} after SIGTERM; {waited}; stderr:\n{server.stderr_text()}"
+    assert elapsed <= allowed, waited
     assert not survivors, f"workers left behind: {survivors}"

@@ -23,6 +23,7 @@ from pathlib import Path
 import psutil
 
 import loadtools as load_tools
+from machine import MachineShare  # noqa: F401 (the load tests name the machine's share through reltools)
 from bench.schema import Measurement
 from loadtools import LoadSpec
 from conformance import report as conformance_report
@@ -98,6 +99,25 @@ DEV_ONLY = [e.name for e in ENTRIES if e.dev_only]
 # The entries whose HTTP-level behaviour is their own (every entry but the variants).
 HTTP_ALL = [name for name in ALL if name not in VARIANT_BASE]
 HTTP_PRODUCTION = [name for name in PRODUCTION if name not in VARIANT_BASE]
+
+
+def _one_per_server(names: list[str]) -> list[str]:
+    """One entry per server and interpreter: its parser owner where that runs on the server itself (the bare
+    or native app), else the first. For what the server does before an app sees a request (holding many
+    connections, slow and silent clients, replacing a killed worker), whichever app it serves."""
+    chosen: dict[tuple[str, str], str] = {}
+    for name in names:
+        entry = catalog.get(name)
+        key = (entry.server, entry.interpreter)
+        owner = catalog.parser_owner(entry)
+        if key not in chosen or (name == owner.name and owner.server == entry.server):
+            chosen[key] = name
+    return list(chosen.values())
+
+
+# Connection-level facts are their server's: tested once per server and interpreter (a caveat that says
+# them is declared on the server, and shows on that entry).
+SERVER_PRODUCTION = _one_per_server(HTTP_PRODUCTION)
 # Stacks whose server promises to replace a crashed worker (ServerSpec.replaces_dead_workers), and
 # those with a caveat that says it does not (the test is its evidence: an expected failure).
 RESPAWNING = [e.name for e in ENTRIES if e.server_spec.replaces_dead_workers
@@ -161,38 +181,6 @@ def expected_processes(server) -> int:
             or (entry.free_threaded and entry.server_spec.free_threaded_thread_workers)):
         return 1
     return server.ready.workers
-
-
-class MachineShare:
-    """What the rest of the machine took while a load ran: the CPU time of processes outside the server's
-    tree and our own load tool, and the hypervisor's steal, in percent of the machine's CPU time (what a
-    failed latency bound names, so that a busy machine is told from a slow server)."""
-
-    def __init__(self, server) -> None:
-        self.server = server
-        self._times = psutil.cpu_times()
-        self._ours = self._our_cpu()
-
-    def _our_cpu(self) -> float:
-        total = 0.0
-        mine = psutil.Process()
-        for proc in [*self.server.tree(), mine, *mine.children(recursive=True)]:
-            try:
-                times = proc.cpu_times()
-                total += times.user + times.system
-            except psutil.Error:
-                pass
-        return total
-
-    def over(self) -> dict:
-        now = psutil.cpu_times()
-        wall = sum(now) - sum(self._times)
-        busy = wall - (now.idle - self._times.idle) - (getattr(now, "iowait", 0) - getattr(self._times, "iowait", 0))
-        steal = getattr(now, "steal", 0.0) - getattr(self._times, "steal", 0.0)
-        ours = self._our_cpu() - self._ours
-        foreign = max(0.0, busy - steal - ours)
-        return {"foreign_cpu_pct": round(100 * foreign / wall, 1) if wall else None,
-                "steal_pct": round(100 * steal / wall, 1) if wall else None}
 
 
 def alive(server) -> bool:

@@ -32,7 +32,7 @@ import zlib
 import pytest
 
 import hostile
-from reltools import (CLIENT_TIMEOUT_S, CONTRACT_S, HELLO, HTTP_ALL, HTTP_PRODUCTION, RECOVERY_S, SlowClients, alive, exchange,
+from reltools import (CLIENT_TIMEOUT_S, CONTRACT_S, HELLO, HTTP_ALL, RECOVERY_S, SERVER_PRODUCTION, SlowClients, alive, exchange,
                       expected_processes, get, is_single_threaded, leaks, parse_responses, probe_hello, scaled,
                       seconds, serving_workers, wait_for_workers, warm)
 from servers.core import catalog
@@ -205,7 +205,7 @@ def _probe_hello_for(server, duration: float) -> tuple[list[str], int]:
     return failures, probes
 
 
-@pytest.mark.parametrize("name", HTTP_PRODUCTION)
+@pytest.mark.parametrize("name", SERVER_PRODUCTION)
 def test_slow_headers_do_not_stall_other_clients(name, start_server, results):
     """Slowloris, bounded: SLOW_CLIENTS connections drip a header byte every 0.2 s for
     RELIABILITY_SECONDS / 4 (1 to 5 s); meanwhile every fresh `GET /` must be answered within the
@@ -224,7 +224,7 @@ def test_slow_headers_do_not_stall_other_clients(name, start_server, results):
                           f"headers: {sorted(set(failures))}")
 
 
-@pytest.mark.parametrize("name", HTTP_PRODUCTION)
+@pytest.mark.parametrize("name", SERVER_PRODUCTION)
 def test_silent_connections_do_not_stall_other_clients(name, start_server, results):
     """SILENT_CONNECTIONS connections that connect and send nothing, held for 3 s (a browser's
     pre-connects do this); meanwhile every fresh `GET /` must be answered within the contract's 2 s."""

@@ -32,8 +32,9 @@ import time
 
 import pytest
 
-from reltools import (CONTRACT_S, HANG_S, MachineShare, PRODUCTION, RECOVERY_S, RESPAWNING, VARIANT_BASE, SECONDS, alive, expected_processes, get, hey,
-                      scaled, serving_workers, tree_rss, wait_for_workers, warm, wrk, wrk_summary)
+from reltools import (CONTRACT_S, HANG_S, PRODUCTION, RECOVERY_S, RESPAWNING, SECONDS, SERVER_PRODUCTION,
+                      MachineShare, alive, expected_processes, get, hey, scaled, serving_workers, tree_rss,
+                      wait_for_workers, warm, wrk, wrk_summary)
 from servers.core import catalog
 
 pytestmark = pytest.mark.reliability
@@ -44,10 +45,12 @@ RSS_GROWTH_LIMIT = 0.20
 
 
 def _load_params():
-    # A route whose family the entry lacks is not tested (the bare entries answer hello and json only); a
-    # client variant holds its Redis route only (its `/` is its base entry's: reltools.VARIANT_BASE).
-    return [pytest.param(name, key, id=f"{name}-{key}", marks=pytest.mark.alone) for name in PRODUCTION
-            for key in ROUTES if key in catalog.get(name).families and not (key == "hello" and name in VARIANT_BASE)]
+    # `/` held by 256 connections is the server's (its connection handling): once per server and interpreter
+    # (reltools.SERVER_PRODUCTION); `/redis/pooled` (a pool filled by 256 at once: the app's client on the
+    # server's workers) on every stack that serves it, a client variant's included.
+    held = [(name, "hello") for name in SERVER_PRODUCTION]
+    held += [(name, "redis") for name in PRODUCTION if "redis" in catalog.get(name).families]
+    return [pytest.param(name, key, id=f"{name}-{key}", marks=pytest.mark.alone) for name, key in held]
 
 
 def _busiest_route(entry: catalog.Entry) -> str:
@@ -129,7 +132,7 @@ def test_rss_flat_from_5k_to_50k_requests(name, start_server, results):
                                         f"{after_large / 2**20:.1f} MiB after {large} (+{100 * growth:.1f}%)")
 
 
-@pytest.mark.parametrize("name", [n for n in RESPAWNING if n not in VARIANT_BASE])
+@pytest.mark.parametrize("name", [n for n in RESPAWNING if n in SERVER_PRODUCTION])
 def test_killed_worker_is_replaced(name, start_server, results):
     server = start_server(name)
     warm(server)
