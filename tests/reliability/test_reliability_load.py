@@ -90,9 +90,9 @@ def test_holds_256_connections(name, route_key, shared_server, results):
 
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("name", PRODUCTION)
-def test_rss_flat_from_5k_to_50k_requests(name, start_server, results):
+def test_rss_flat_from_5k_to_50k_requests(name, running, results):
     entry = catalog.get(name)
-    server = start_server(name)
+    server = running(name)  # the stack's shared server: its growth is measured from its own first checkpoint
     paths = ("/", _busiest_route(entry))
     warm(server, paths)
     wait_for_workers(server, expected_processes(server), RECOVERY_S)

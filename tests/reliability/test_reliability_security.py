@@ -65,8 +65,8 @@ def reachable(address: str, port: int) -> bool:
 
 
 @pytest.mark.parametrize("name", HTTP_ALL)
-def test_loopback_only_and_no_debugger_by_default(name, start_server):
-    server = start_server(name)  # ServerProcess passes --port and backend URLs, never --host
+def test_loopback_only_and_no_debugger_by_default(name, running):
+    server = running(name)  # the stack's shared server: ServerProcess passes --port and backend URLs, never --host
     warm(server)
     sockets = listening(server)
     assert any(port == server.port for _, _, port in sockets), f"nothing listens on {server.port}: {sockets}"
