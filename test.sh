@@ -3,4 +3,7 @@
 # on the interpreter setup.sh installed the project into (scripts/project-python.sh).
 cd "$(dirname "$0")" || exit 2
 source scripts/project-python.sh
+# Bytecode caches on: pytest keeps each test module's rewritten asserts there, else every parallel worker
+# rewrites every module again (8 s of CPU a worker here), and each server started recompiles the project.
+export PYTHONDONTWRITEBYTECODE=
 exec_project_python -m pytest "$@"
