@@ -1,45 +1,31 @@
-"""Which conformance cases each HTTP/1.1 caveat of the catalog stands for.
+"""Which conformance cells each HTTP/1.1 caveat of the catalog stands for: the one home of those case lists.
 
-A caveat's text, its effects and the stacks that carry it live in the specs (servers/core/catalog.py
-CAVEATS, CAVEAT_EFFECTS, Entry.caveats); here, the cases (tests/conformance/cases.py) it makes fail on
-every stack that carries it, and the packages whose versions its reproduction names. The conformance
-run holds each to the answers the stack's record pins (tests/conformance/pinning.py): expected():
-a server's Host rules do not fail where the app enforces them itself, FrameworkSpec.host_checks.
+A caveat's text and effects are declared in its spec module (servers/adapters/*_spec.py, servers/apps/*_spec.py,
+servers/core/go_specs.py: Caveat, catalog.CAVEATS and CAVEAT_EFFECTS) and reach the stacks through the catalog
+(Entry.caveats). Here: the cases whose cells it covers (on the stacks it qualifies, the cell does not pass, and
+its effect is one the caveat declares: tests/test_conformance_records.py holds both ways), the packages whose
+versions its reproduction names, and the cases whose answers depend on a race (`racy`, with `race` saying
+which): those run several times and keep the worst (tests/conformance/grid.py).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from servers.core import catalog
-
-from .cases import BY_ID, SMUGGLING
-
+from .cases import BY_ID
 
 
 @dataclass(frozen=True)
 class Known:
     cases: tuple[str, ...]
     packages: tuple[str, ...]  # whose versions the reproduction names ("python" for the stdlib)
-    key: str = ""
-    # Cases whose answers depend on a race, `race` says which; the run retries them until they give
-    # their pinned answers (test_reliability_conformance.RACE_ATTEMPTS), then holds them to those.
-    racy: tuple[str, ...] = ()
+    racy: tuple[str, ...] = ()  # cases whose answers depend on a race, run several times, the worst kept
     race: str = ""
-    # Cases this caveat makes pass on its stacks where another of theirs stands for them failing
-    passes: tuple[str, ...] = ()
-
-    def stacks(self) -> list[str]:
-        return [e.name for e in catalog.ENTRIES if self.key in expected(e).values()]
-
-    @property
-    def smuggling(self) -> bool:
-        return any(BY_ID[case].cls == SMUGGLING for case in self.cases)
 
 
 def _known(**specs: Known) -> dict[str, Known]:
     assert all(bool(spec.racy) == bool(spec.race) for spec in specs.values()), "a racy case needs its race stated"
-    return {key.replace("_", "-"): Known(spec.cases + spec.racy, spec.packages, key.replace("_", "-"), racy=spec.racy,
-                                         race=spec.race, passes=spec.passes)
+    return {key.replace("_", "-"): Known(tuple(dict.fromkeys(spec.cases + spec.racy)), spec.packages, spec.racy,
+                                         spec.race)
             for key, spec in specs.items()}
 
 
@@ -138,8 +124,7 @@ KNOWN: dict[str, Known] = _known(
                               "chunk-size-leading-space", "chunk-size-missing", "chunk-size-negative",
                               "chunk-size-not-hex-eof", "chunk-size-plus", "chunk-size-underscore", "cl-and-te",
                               "target-64k", "te-and-cl", "te-cl-http10-keepalive", "te-http10-keepalive"), ("go",)),
-    granian_empty_host=Known(("http10", "http10-then-more"), ("granian", "django"),
-                             passes=("host-missing",)),
+    granian_empty_host=Known(("http10", "http10-then-more"), ("granian", "django")),
     granian_aborted_500=Known(("chunk-ext-64k", "chunk-cut-eof", "chunk-data-lf-only", "chunk-data-too-long",
                                "chunk-ext-bare-cr",
                                "chunk-ext-bare-lf", "chunk-size-0x", "chunk-size-leading-space",
@@ -170,19 +155,5 @@ KNOWN: dict[str, Known] = _known(
     falcon_asgi_http_version=Known(("http12-minor",), ("hypercorn", "falcon")),
 )
 
-assert all(case in BY_ID for spec in KNOWN.values() for case in (*spec.cases, *spec.passes)), [
-    case for spec in KNOWN.values() for case in (*spec.cases, *spec.passes) if case not in BY_ID]
-
-
-def expected(entry: catalog.Entry) -> dict[str, str]:
-    """The cases that fail on `entry`, each with the caveat key it stands for: its caveats' cases but the
-    Host rules its app enforces itself and those another of its caveats makes pass."""
-    keys = [key for key in entry.caveats if key in KNOWN]
-    done = {f"host-{rule}" for rule in entry.app_spec.host_checks} | {c for key in keys for c in KNOWN[key].passes}
-    return {case: key for key in keys for case in KNOWN[key].cases if case not in done}
-
-
-def smuggling_stacks() -> list[str]:
-    """The stacks with a smuggling-relevant caveat: those measured behind nginx."""
-    keys = {key for key, spec in KNOWN.items() if spec.smuggling}
-    return [e.name for e in catalog.ENTRIES if keys & set(e.caveats)]
+assert all(case in BY_ID for spec in KNOWN.values() for case in spec.cases), [
+    case for spec in KNOWN.values() for case in spec.cases if case not in BY_ID]

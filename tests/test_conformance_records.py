@@ -1,0 +1,103 @@
+"""The conformance records against the code and the catalog (records/<entry>.json, tests/conformance/pinning.py):
+each describes the code as it is (its hashes), pins every cell its stack runs, every non-passing cell of a
+production stack is one of its caveats with that effect (and every caveat's cell still does not pass), and
+docs/conformance.md is what the records render to. No server runs here: the records were written by
+CONFORMANCE_RECORD=1 ./test.sh -m reliability tests/reliability/test_reliability_conformance.py."""
+from __future__ import annotations
+
+import pytest
+
+from conformance import __main__ as page, cases, grid, known, pinning, verdict
+from servers.core import catalog
+
+RERUN = ("CONFORMANCE_RECORD=1 ./test.sh -m reliability tests/reliability/test_reliability_conformance.py -k {}")
+SECTIONS = page.sections()
+RECORDED = [e for e in catalog.ENTRIES if SECTIONS.get(e.name)]
+
+
+def _server_caveats(entry: catalog.Entry) -> set[str]:
+    return {c.key for c in entry.server_spec.caveats}
+
+
+@pytest.mark.parametrize("entry", RECORDED, ids=lambda e: e.name)
+def test_a_record_describes_the_code_it_ran(entry):
+    changed = grid.stale(entry, SECTIONS[entry.name])
+    assert not changed, (f"records/{entry.name}.json was written for other code: {', '.join(changed)}; "
+                         f"rerun it: {RERUN.format(entry.name)}")
+
+
+@pytest.mark.parametrize("entry", RECORDED, ids=lambda e: e.name)
+def test_a_record_pins_every_cell_its_stack_runs(entry):
+    section = SECTIONS[entry.name]
+    assert section["run"].get("role") == grid.role(entry), f"{entry.name}: recorded as {section['run'].get('role')}"
+    ran = {c.id for c in grid.selected(entry)}
+    assert set(section["cases"]) == ran, (sorted(ran - set(section["cases"])), sorted(set(section["cases"]) - ran))
+    for case_id, cell in section["cases"].items():
+        assert set(pinning.COMPARED) <= set(cell), (entry.name, case_id, cell)
+        assert (cell["effect"] is None) == (cell["verdict"] == verdict.PASS), (entry.name, case_id, cell)
+        assert cell["effect"] in (None, *verdict.EFFECTS), (entry.name, case_id, cell)
+        if grid.racy(entry, case_id):
+            assert "runs" in cell and sum(cell["runs"].values()) == grid.RACY_RUNS, (entry.name, case_id)
+    for front, cells in section.get("columns", {}).items():
+        assert front in section["run"].get("fronts", {}), f"{entry.name}: the {front} column without its version"
+
+
+def _covering(entry: catalog.Entry, case_id: str, effect: str) -> list[str]:
+    return [key for key in entry.caveats if key in known.KNOWN and case_id in known.KNOWN[key].cases
+            and effect in catalog.CAVEAT_EFFECTS[key]]
+
+
+@pytest.mark.parametrize("entry", [e for e in catalog.ENTRIES if not e.dev_only], ids=lambda e: e.name)
+def test_every_failing_cell_of_a_production_stack_is_a_caveat_of_it(entry):
+    """A cell that does not pass is a known limitation the catalog names on that stack, with that effect."""
+    cells = grid.cells(entry.name, SECTIONS)
+    uncovered = {case_id: cell["effect"] for case_id, cell in cells.items()
+                 if cell.get("effect") and not _covering(entry, case_id, cell["effect"])}
+    assert not uncovered, (f"{entry.name}: cells without a caveat of this stack declaring their effect "
+                           f"(tests/conformance/known.py, Caveat.effects in the spec): {uncovered}")
+
+
+def _holders(key: str) -> list[catalog.Entry]:
+    return [e for e in catalog.ENTRIES if key in e.caveats]
+
+
+@pytest.mark.parametrize("key", sorted(known.KNOWN))
+def test_each_caveat_still_shows_where_it_is_observed(key):
+    """Each case of a caveat does not pass on the stacks that observe it: a server's caveat on its parser owner
+    (a framework may enforce a rule itself), an app's on its own cells."""
+    spec = known.KNOWN[key]
+    passing = []
+    for entry in _holders(key):
+        if SECTIONS.get(entry.name) is None:
+            continue
+        own = SECTIONS[entry.name].get("cases", {})
+        server_caveat = key in _server_caveats(entry)
+        for case_id in spec.cases:
+            cell = own.get(case_id)
+            if cell is None or (server_caveat and grid.role(entry) != grid.OWNER):
+                continue
+            if not cell.get("effect"):
+                passing.append(f"{entry.name}:{case_id}")
+    assert not passing, f"caveat {key!r} no longer shows on {passing}: take those cases out of it (known.py)"
+
+
+def test_each_caveat_declares_only_effects_its_cells_show():
+    for key, spec in known.KNOWN.items():
+        seen = set()
+        for entry in _holders(key):
+            for case_id, cell in grid.cells(entry.name, SECTIONS).items():
+                if case_id in spec.cases and cell.get("effect"):
+                    seen.add(cell["effect"])
+        if seen:
+            assert set(catalog.CAVEAT_EFFECTS[key]) == seen, (
+                f"caveat {key!r} declares {catalog.CAVEAT_EFFECTS[key]}, its cells show {sorted(seen)}: "
+                "say so in its spec (Caveat.effects)")
+
+
+def test_the_page_is_the_records():
+    assert page.PAGE.read_text() == page.render(), "docs/conformance.md is stale: python -m tests.conformance"
+
+
+def test_every_case_is_in_the_grid_somewhere():
+    assert {c.id for c in cases.CASES} == {c.id for c in grid.selected(grid.entries(grid.OWNER)[0])}
+    assert all(grid.role(e) in (grid.OWNER, grid.FRAMEWORK, grid.VARIANT) for e in catalog.ENTRIES)
