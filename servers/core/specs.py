@@ -35,8 +35,8 @@ class Caveat:
     # (test name pattern, strict): a reliability test id, {name} the stack, * a wildcard (fnmatch);
     # strict: it must keep failing (if the stack starts to cope, the caveat has to go).
     evidence: tuple[tuple[str, bool], ...] = ()
-    # An HTTP/1.1 conformance caveat: the effects of the failures it stands for (desync, crash, no-close,
-    # refuse-shape, over-strict: tests/conformance/wire.py), checked against the stacks' records.
+    # An HTTP/1.1 conformance caveat: the effects of the cells it stands for (desync, accepts-invalid, stall,
+    # crash, no-close, over-strict, not-observed: tests/conformance/verdict.py), checked against the records.
     effects: tuple[str, ...] = ()
     # False: it comes from worker processes, which a free-threaded variant (<entry>_ft) runs as threads
     free_threaded: bool = True

@@ -23,13 +23,15 @@ EFFECT_WORDS = {
                     "boundary moves (a body read short or long, a body taken as a request, a request swallowed). "
                     "Behind a front: request smuggling; alone: a client's pooled connection desynchronised",
     verdict.ACCEPTS_INVALID: "input every conforming recipient refuses, served instead (framed as a lenient parser "
-                             "would): safe behind a front that refuses it, a smuggling risk behind one that forwards "
-                             "it framed otherwise",
+                             "would), a request served as another (`get` as GET), or a switch to HTTP/2: safe "
+                             "behind a front that refuses it, a smuggling risk behind one that forwards it framed "
+                             "otherwise",
     verdict.STALL: "neither answers nor closes where the stream holds a complete request: a connection, and often a "
                    "worker, held",
     verdict.CRASH: "a 5xx that is no refusal, or a server that no longer answers afterwards",
     verdict.NO_CLOSE: "keeps a connection the RFC says to close (the probe written after the answers was answered)",
-    verdict.OVER_STRICT: "refuses a valid request, closes on it, or answers it as another target",
+    verdict.OVER_STRICT: "refuses a valid request, closes on it, answers it as another target, or with bytes no "
+                         "HTTP/1.1 client reads",
     verdict.NOT_OBSERVED: "answered without what decides the framing being seen (an unread body, then a close): "
                           "counted apart, never a pass",
 }

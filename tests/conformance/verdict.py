@@ -15,10 +15,12 @@ framing (match()), and judge() derives one effect by the rules below, worst firs
 - stall: fewer answers than the requests the stream holds by the deadline, the connection neither answered
   nor closed (or answered only once more bytes came).
 - accepts-invalid: input every conforming recipient refuses, served instead (framed as a named leniency
-  of reference.LENIENCIES frames it, or as none does, which the reading says).
+  of reference.LENIENCIES frames it, or as none does, which the reading says); a request served as another
+  (a 2xx where the route contract has a 4xx: `get` served as GET); a connection switched to HTTP/2.
 - no-close: a connection the RFC says to close after an answer was kept: the probe written after the answers
   was answered (never taken from a header).
-- over-strict: a valid request refused, closed on without an answer, or answered as another target.
+- over-strict: a valid request refused, closed on without an answer, answered as another target, or answered
+  with bytes no HTTP/1.1 client reads (content after an answer to HEAD is a desync instead).
 - not-observed: answered without what decides the framing being seen (the app answered without reading
   the body and the server closed): counted apart, never a pass.
 """
@@ -358,10 +360,13 @@ def judge(setup_: Setup, seen: Observation) -> Judgement:
         if heads:  # content after an answer to HEAD: the client reads it as the next response
             findings.append((DESYNC, "sent content in its answer to HEAD: the next answer is out of step"))
         else:
-            findings.append((CRASH if framings.forwarded else ACCEPTS_INVALID,
+            findings.append((OVER_STRICT if framings.forwarded else ACCEPTS_INVALID,
                              f"answered with bytes that are no HTTP/1.1 response ({seen.stream.malformed})"))
     explained = _explained(conforming, seen, setup_)
-    if explained is not None:
+    if seen.stream.malformed:
+        # past the malformed bytes nothing was read: only what came before them is held to the framings
+        findings += [_diverged(m, answers, seen, setup_, lenient) for m in conforming if m.kind in ("diverge", "extra")]
+    elif explained is not None:
         findings.append(explained)
     else:
         findings += [_diverged(m, answers, seen, setup_, lenient) for m in conforming]
@@ -428,7 +433,7 @@ def _unobserved(m: Match, setup_: Setup) -> str:
     if setup_.mode == cases.CONTRACT and m.at:
         last = m.expected[m.at - 1]
         if (last.kind in ("serve", "head") and last.request is not None and last.request not in m.refused
-                and (last.request.body or last.request.framed_by) and rest):
+                and last.request.body and rest):
             return "whether the unread body was consumed"
     if decisive:
         return "the framing of what followed"
