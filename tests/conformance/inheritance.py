@@ -7,8 +7,9 @@ the same order, a refusal where the owner refused, the same protocol switch, and
 kept, held). Two allowances, both because the framework's app never reads a body its route does not take:
 - where the owner's app read a body, the framework's server may close right after answering that request
   instead of draining the body: what follows is not observed, and the cell agrees as far as it goes;
-- where the owner's server refused once its app read a broken body, the framework's app may first answer
-  the head (the server finds the error only when it drains the body), the refusal then following or not.
+- where the owner's server refused, failed (5xx) or closed once its app read a broken body, the framework's
+  app may first answer the head (the server finds the error only when it drains the body), the refusal then
+  following or not.
 """
 from __future__ import annotations
 
@@ -67,14 +68,14 @@ def disagreement(owner_answers: str, framework_answers: str) -> str:
         token = got[i]
         if kind in ("101", "h2"):
             ok = token == kind
-        elif kind == "refusal":
+        elif kind in ("refusal", "error"):
             if token.isdigit() and int(token) not in verdict.REFUSALS and int(token) < 500 and (
-                    i + 1 == len(got) or int(got[i + 1]) in verdict.REFUSALS):
-                i += 1  # the app answered the head first; the refusal may follow
+                    i + 1 == len(got) or int(got[i + 1]) in verdict.REFUSALS or int(got[i + 1]) >= 500):
+                i += 1  # the app answered the head first; the refusal (or the error) may follow
                 if i >= len(got):
-                    return "" if state == "closed" else f"answered the head, then neither refused nor closed"
+                    return "" if state == "closed" else "answered the head, then neither refused nor closed"
                 token = got[i]
-            ok = token.isdigit() and int(token) in verdict.REFUSALS
+            ok = token.isdigit() and (int(token) in verdict.REFUSALS if kind == "refusal" else int(token) >= 500)
         elif statuses is None:
             ok = token.isdigit() and int(token) not in verdict.REFUSALS and int(token) < 500
         else:
@@ -84,6 +85,10 @@ def disagreement(owner_answers: str, framework_answers: str) -> str:
                     f"{kind if statuses is None else '/'.join(map(str, sorted(statuses)))} ({owner_answers})")
         i += 1
     if i < len(got):
+        head = got[i]
+        if (i + 1 == len(got) and state == owner_state == "closed" and head.isdigit()
+                and int(head) not in verdict.REFUSALS and int(head) < 500):
+            return ""  # the owner's app read a body its server then closed on; this app answered the head first
         return f"{len(got) - i} answers more than the owner's server parsed requests ({owner_answers})"
     if state != owner_state and not (state == "closed" and wanted and wanted[-1][2]):
         return f"ends {state}, the owner's {owner_state} ({owner_answers})"

@@ -144,6 +144,7 @@ class Framing:
     pending: Request | None = None  # the head of the incomplete or erroneous message, where it was framed
     leniencies: frozenset[str] = frozenset()
     queried: set[str] = field(default_factory=set, repr=False)  # the leniencies that could change it
+    essential: tuple[str, ...] = ()  # the leniencies without which it would differ (essential() sets it)
 
     @property
     def processed(self) -> list[Request]:
@@ -572,6 +573,12 @@ def _skip_empty_lines(data: bytes, pos: int, lf: bool) -> int:
             pos += 1
         else:
             return pos
+
+
+def essential(data: bytes, framing: Framing) -> tuple[str, ...]:
+    """The leniencies of a framing without which it would differ: the ones that name it."""
+    return tuple(sorted(name for name in framing.leniencies & framing.queried
+                        if frame(data, framing.leniencies - {name}).shape() != framing.shape()))
 
 
 @dataclass

@@ -91,6 +91,8 @@ def setup(case: cases.Case, mode: str) -> Setup:
         probe = None if case.eof else cases.probe(mode)
         stream = b"".join(parts) + (probe or b"")
         found = reference.framings(stream, case.leniencies)
+        for framing in found.all():
+            framing.essential = reference.essential(stream, framing)
         if case.may_refuse:
             for framing in found.all():
                 first = framing.requests[0] if framing.requests else framing.pending
@@ -392,7 +394,7 @@ def _explained(conforming: list[Match], seen: Observation, setup_: Setup) -> tup
     best = fitting[0]
     how = ("refused invalid framing" if best.framing.error and best.error_refused else
            "framed as the RFC does" if not best.framing.leniencies else
-           "framed as the RFC permits (" + ", ".join(sorted(best.framing.leniencies & best.framing.queried)) + ")")
+           "framed as the RFC permits (" + ", ".join(best.framing.essential) + ")")
     if best.refused:
         how += "; refused what the RFC lets it refuse: " + "; ".join(r.may_refuse for r in best.refused)
     if seen.stalled and best.kind in ("full", "held", "kept"):
@@ -412,8 +414,9 @@ def _explained(conforming: list[Match], seen: Observation, setup_: Setup) -> tup
         return NO_CLOSE, f"{how}, but kept the connection after {after} (the probe was answered)"
     if best.kind == "closed-early":
         want = best.expected[best.at]
-        if best.item == 0 and want.kind == "serve" and not want.refusable and not (
-                best.framing.requests and best.framing.requests[0].refusal):
+        if best.item == 0 and want.kind == "serve" and not (best.framing.requests and best.framing.requests[0].refusal):
+            if want.refusable:
+                return PASS, f"closed on a request it may refuse ({want.request.may_refuse})"
             return OVER_STRICT, "closed without answering a valid request"
         unseen = _unobserved(best, setup_)
         if unseen:
@@ -452,6 +455,15 @@ def _diverged(m: Match, answers: list[Item], seen: Observation, setup_: Setup,
         return (OVER_STRICT, "closed without answering a valid request") if _valid_here(want) else (
             PASS, "closed")
     smuggled = _smuggled(answers[m.item:], m, setup_)
+    if m.kind in ("extra", "kept") and all(a.is_error() for a in answers[m.item:]):
+        return CRASH, f"answered {answers[m.item].status}"
+    pending = m.framing.pending
+    if m.kind in ("extra", "kept") and m.framing.incomplete and pending is not None:
+        for item in answers[m.item:]:
+            if item.reflection and item.reflection.target_sha256 in (sha256(pending.target), sha256(pending.path)):
+                return ACCEPTS_INVALID, (f"served an incomplete request as complete: its app read "
+                                         f"{item.reflection.body_length} body bytes of a message the client never "
+                                         f"finished ({pending.framed_by})")
     if m.kind == "extra":
         if m.why:  # past an error it did not refuse: it framed the invalid message somehow
             return ACCEPTS_INVALID, _served_invalid(m, None) + (f", and {smuggled}" if smuggled else "")
@@ -511,7 +523,8 @@ def _section(request: reference.Request | None, framing: reference.Framing) -> s
 def _smuggled(answers: list[Item], m: Match, setup_: Setup) -> str:
     """An answer to a request this framing does not hold (a body taken as a request): "" if none. Reflect mode
     knows each answer's target; contract mode knows GET /json's answer by its content."""
-    known = {sha256(r.target) for r in m.framing.requests} | {sha256(r.path) for r in m.framing.requests}
+    requests = m.framing.requests + ([m.framing.pending] if m.framing.pending is not None else [])
+    known = {sha256(r.target) for r in requests} | {sha256(r.path) for r in requests}
     if setup_.probe:
         known.add(sha256(_target(setup_.probe)))
     for item in answers:
@@ -528,8 +541,7 @@ def _leniency(lenient: list[Match]) -> str:
     fitting = [m for m in lenient if m.kind in ("full", "held", "closed-early", "kept")]
     if not fitting:
         return "framed as no named leniency does"
-    names = sorted({n for m in fitting for n in m.framing.leniencies & m.framing.queried
-                    if not reference.LENIENCIES[n].permitted})
+    names = sorted({n for m in fitting for n in m.framing.essential if not reference.LENIENCIES[n].permitted})
     return "framed as the leniency " + " or ".join(f"`{n}`" for n in names) + " does"
 
 
