@@ -4,7 +4,9 @@ What `flask run --without-threads` does: one thread accepts and serves one HTTP/
 time, so a slow Mongo or Redis call blocks every other client. No debugger, no reloader. A baseline,
 not a production server.
 
-The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone.
+The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone
+plus the reflection route (/reflect answers with the method, target, version, header fields and body
+the server handed the app).
 
 Not for production: werkzeug dev server, single-threaded, HTTP/1.0: one request at a time.
 

@@ -4,7 +4,9 @@ The parent binds one listening socket and forks the workers; each monkey-patches
 imported and serves a greenlet per connection. The parent only supervises: it replaces a crashed
 worker and passes SIGTERM on.
 
-The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone.
+The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone
+plus the reflection route (/reflect answers with the method, target, version, header fields and body
+the server handed the app).
 
 Caveat: HTTP/1.1 (smuggling-relevant): gevent's pywsgi accepts invalid Content-Length, unknown or
 doubled Transfer-Encoding and `chunked` wrapped in bytes str.strip() removes (\x1c-\x1f, NBSP, NEL),

@@ -4,7 +4,9 @@ gunicorn's arbiter forks --workers processes, each serving one request at a time
 connection after every response (no keep-alive); each worker builds the app after the fork, so its
 pooled clients are its own. The arbiter replaces a worker that dies.
 
-The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone.
+The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone
+plus the reflection route (/reflect answers with the method, target, version, header fields and body
+the server handed the app).
 
 Caveat: a slow client holds a whole sync worker: deploy behind a buffering proxy, as gunicorn's docs
 say.

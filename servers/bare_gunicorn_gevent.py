@@ -4,7 +4,9 @@ Each worker monkey-patches, then accepts on the shared socket and runs a greenle
 (kept alive); blocking pymongo and redis-py calls yield to gevent's hub, so one worker serves many
 requests at once.
 
-The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone.
+The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone
+plus the reflection route (/reflect answers with the method, target, version, header fields and body
+the server handed the app).
 
 Caveat: with more than one worker each accepts one connection per loop turn (gunicorn #2266): a
 burst of new connections waits in the accept queue, some past 2 s at 256 at once.

@@ -3,7 +3,9 @@
 Each of --workers processes runs a pool of 16 threads; the main thread of each worker polls the
 kept-alive connections, and a blocking driver call holds one thread of its worker's pool.
 
-The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone.
+The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone
+plus the reflection route (/reflect answers with the method, target, version, header fields and body
+the server handed the app).
 
 Caveat: gunicorn 27's gthread worker hands each new connection to a pool thread that waits up to 5 s
 for its first bytes: more silent connections (browser pre-connects, a load tool's spare dials) than

@@ -4,7 +4,9 @@
 Each of --workers processes runs a pool of 16 threads; the main thread of each worker polls the
 kept-alive connections, and a blocking driver call holds one thread of its worker's pool.
 
-The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone.
+The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone
+plus the reflection route (/reflect answers with the method, target, version, header fields and body
+the server handed the app).
 
 On free-threaded CPython 3.13t (.venv-ft): the pool threads of a worker run Python at the same time,
 so one worker can keep every core busy; what stays one at a time is its main thread's selector,

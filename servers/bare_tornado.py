@@ -4,7 +4,9 @@ tornado's HTTPServer parses HTTP on the asyncio event loop; the app runs on a Th
 16 threads, not on the loop thread, so blocking driver calls do not stall the loop. --workers N pre-
 forks N such processes.
 
-The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone.
+The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone
+plus the reflection route (/reflect answers with the method, target, version, header fields and body
+the server handed the app).
 
 Caveat: HTTP/1.1: tornado refuses valid chunk extensions and trailers (400) and routes an absolute-
 form target as a path (404), hands `GET *` and the authority-form to the app, keeps an HTTP/1.0

@@ -4,7 +4,9 @@ twisted.web parses HTTP on the reactor thread; the app runs on the reactor's thr
 threads) and hands its response back to the reactor. SIGTERM stops the reactor, with a deadline in
 case pool threads hang.
 
-The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone.
+The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone
+plus the reflection route (/reflect answers with the method, target, version, header fields and body
+the server handed the app).
 
 Caveat: HTTP/1.1 (smuggling-relevant): twisted.web reads the body of `Transfer-Encoding: identity`
 as the next request, frames `chunked` then `identity` on two lines as chunked, routes an absolute-

@@ -3,9 +3,12 @@
 One thread, one HTTP/1.0 request per connection, a listen backlog of 5: connections beyond it are
 refused under load. The reference WSGI server, not a production one.
 
-The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone.
+The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone
+plus the reflection route (/reflect answers with the method, target, version, header fields and body
+the server handed the app).
 
-Not for production: wsgiref: single-threaded, HTTP/1.0, listen backlog of 5.
+Not for production: wsgiref: single-threaded, HTTP/1.0, listen backlog of 5, no chunked request
+bodies.
 
 Caveat: HTTP/1.1: CPython's http.server parser takes a bare CR for a line end, accepts invalid field
 names and HTTP/1.10, answers bad versions without a status line, checks no Host, hands `GET *`, the

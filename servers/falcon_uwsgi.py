@@ -16,6 +16,10 @@ behind nginx with the uwsgi protocol, as uWSGI's docs say.
 Caveat: HTTP/1.1: uWSGI's --http-socket echoes the client's protocol in its status line (malformed
 responses), accepts invalid field names, hands invalid Content-Length and Transfer-Encoding values,
 invalid chunks and `GET *` to the app, checks no Host [refuse-shape].
+
+Caveat: uWSGI's --http-socket decodes no chunked request body for the app: wsgi.input reads empty
+(only uWSGI's own uwsgi.chunked_read() reads one), so a WSGI app never sees the body (--http-
+chunked-input is its router's, not --http-socket's).
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

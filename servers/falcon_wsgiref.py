@@ -6,7 +6,8 @@ refused under load. The reference WSGI server, not a production one.
 pymongo's client and redis-py's pool are made when the app is built, in the process that serves
 (after any fork).
 
-Not for production: wsgiref: single-threaded, HTTP/1.0, listen backlog of 5.
+Not for production: wsgiref: single-threaded, HTTP/1.0, listen backlog of 5, no chunked request
+bodies.
 
 Caveat: HTTP/1.1: CPython's http.server parser takes a bare CR for a line end, accepts invalid field
 names and HTTP/1.10, answers bad versions without a status line, checks no Host, hands `GET *`, the

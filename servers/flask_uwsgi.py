@@ -17,10 +17,15 @@ Caveat: HTTP/1.1: uWSGI's --http-socket echoes the client's protocol in its stat
 responses), accepts invalid field names, hands invalid Content-Length and Transfer-Encoding values,
 invalid chunks and `GET *` to the app, checks no Host [refuse-shape].
 
+Caveat: uWSGI's --http-socket decodes no chunked request body for the app: wsgi.input reads empty
+(only uWSGI's own uwsgi.chunked_read() reads one), so a WSGI app never sees the body (--http-
+chunked-input is its router's, not --http-socket's).
+
 Caveat: HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET [refuse-shape].
 
-Caveat: HTTP/1.1: uWSGI hands a request line without a version (HTTP/0.9) to the app: Flask answers
-200 [refuse-shape].
+Caveat: HTTP/1.1: uWSGI hands the app a request line without a version (HTTP/0.9), with tabs, after
+an empty line or with a method that is no token: the app answers it (Flask 200 to `GET /` without a
+version) [refuse-shape].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

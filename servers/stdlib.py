@@ -3,7 +3,8 @@
 The stdlib baseline: one request at a time, HTTP/1.0, a listen backlog of 5; blocking driver calls
 stall every client.
 
-Not for production: http.server: single-threaded, HTTP/1.0, listen backlog of 5.
+Not for production: http.server: single-threaded, HTTP/1.0, listen backlog of 5, no chunked request
+bodies.
 
 Caveat: HTTP/1.1: CPython's http.server parser takes a bare CR for a line end, accepts invalid field
 names and HTTP/1.10, answers bad versions without a status line, checks no Host, hands `GET *`, the

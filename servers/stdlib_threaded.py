@@ -2,7 +2,8 @@
 
 The stdlib baseline: a new thread per connection, HTTP/1.1 keep-alive, a listen backlog of 5.
 
-Not for production: http.server: unbounded threads, listen backlog of 5, not hardened.
+Not for production: http.server: unbounded threads, listen backlog of 5, not hardened, no chunked
+request bodies.
 
 Caveat: HTTP/1.1: CPython's http.server parser takes a bare CR for a line end, accepts invalid field
 names and HTTP/1.10, answers bad versions without a status line, checks no Host, hands `GET *`, the

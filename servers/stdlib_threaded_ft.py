@@ -7,7 +7,8 @@ On free-threaded CPython 3.13t (.venv-ft): each connection's thread parses and a
 time as the others; the accepting thread stays one at a time. Every request first checks that the
 GIL is still off (servers/core/gil_guard.py).
 
-Not for production: http.server: unbounded threads, listen backlog of 5, not hardened.
+Not for production: http.server: unbounded threads, listen backlog of 5, not hardened, no chunked
+request bodies.
 
 Caveat: HTTP/1.1: CPython's http.server parser takes a bare CR for a line end, accepts invalid field
 names and HTTP/1.10, answers bad versions without a status line, checks no Host, hands `GET *`, the

@@ -25,7 +25,12 @@ SPECS = (
                                "HTTP/1.1: uWSGI's --http-socket echoes the client's protocol in its status line "
                                "(malformed responses), accepts invalid field names, hands invalid Content-Length "
                                "and Transfer-Encoding values, invalid chunks and `GET *` to the app, checks no Host",
-                               effects=("refuse-shape",))),
+                               effects=("refuse-shape",)),
+                        Caveat("uwsgi-chunked-body",
+                               "uWSGI's --http-socket decodes no chunked request body for the app: wsgi.input "
+                               "reads empty (only uWSGI's own uwsgi.chunked_read() reads one), so a WSGI app never "
+                               "sees the body (--http-chunked-input is its router's, not --http-socket's)",
+                               evidence=(("test_reflects_a_chunked_body[{name}]", True),))),
                pip_packages=("uwsgi",), lesson="uwsgi", code_paths=("uwsgi", "uwsgidecorators"),
                replaces_dead_workers=True),
 )

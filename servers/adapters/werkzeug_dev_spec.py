@@ -5,6 +5,20 @@ _COMMON = dict(interface=WSGI, keepalive=False, pip_packages=("werkzeug",), less
                code_paths=("werkzeug/serving.py", *SOCKETSERVER_PATHS),
                caveats=(HTTP_SERVER_PARSER,))
 
+# Which of the three has a parser owner of its own (catalog.parser_owner), read off werkzeug 3.1's
+# serving.py: all three run one request handler (WSGIRequestHandler on http.server's parse_request) and
+# close every connection after one response (run_wsgi sends `Connection: close` always). But the threaded
+# and forking servers set the handler's protocol_version to HTTP/1.1 (BaseWSGIServer.__init__, for
+# multithread or multiprocess), the single one keeps http.server's HTTP/1.0, and parse_request reads that:
+# with HTTP/1.1 it answers `Expect: 100-continue` itself, before werkzeug's own 100 (two interim answers),
+# and the status line says HTTP/1.1. So the single server cannot stand for the threaded one; the forking one
+# differs from the threaded one only in who runs the handler (a child process per connection instead of a
+# thread: ForkingMixIn and ThreadingMixIn both call finish_request, then shutdown_request), so the threaded
+# server's owner stands for it.
+_FORKING_SHARES = ("werkzeug-threaded",
+                   "the same WSGIRequestHandler with the same protocol_version (HTTP/1.1) and one request per "
+                   "connection: a forked child per connection runs what the threaded server's thread runs")
+
 # Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
 SOURCES = {"werkzeug": ("pallets/werkzeug", "{v}", "src/")}
 
@@ -30,5 +44,6 @@ SPECS = (
                details="What `app.run(processes=N)` does: at most --workers children at once; each child "
                        "serves one connection and exits, so every pooled client lives only as long as that "
                        "connection.",
-               dev_only="werkzeug dev server: forks per connection, refuses past N", **_COMMON),
+               dev_only="werkzeug dev server: forks per connection, refuses past N", shares_parser=_FORKING_SHARES,
+               **_COMMON),
 )

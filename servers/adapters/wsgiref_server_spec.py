@@ -7,7 +7,9 @@ SPECS = (
                description="stdlib wsgiref, single-threaded, one request per connection",
                details="One thread, one HTTP/1.0 request per connection, a listen backlog of 5: connections "
                        "beyond it are refused under load. The reference WSGI server, not a production one.",
-               dev_only="wsgiref: single-threaded, HTTP/1.0, listen backlog of 5",
+               # no chunked request bodies: wsgi.input is the connection itself (an app that reads a chunked body to its
+               # end, as PEP 3333 allows, waits for the client to close; tests/test_reflection.py)
+               dev_only="wsgiref: single-threaded, HTTP/1.0, listen backlog of 5, no chunked request bodies",
                caveats=(HTTP_SERVER_PARSER,
                         Caveat("wsgiref-absolute-form",
                                "HTTP/1.1: wsgiref hands an absolute-form target to the app as the path (404)",

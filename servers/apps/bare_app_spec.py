@@ -1,22 +1,25 @@
-"""The bare WSGI callable (servers/apps/bare_app.py): the server alone.
+"""The bare WSGI callable (servers/apps/bare_app.py): the server alone, and its parser owner.
 
 The framework's share of a request is flask_X or falcon_X minus bare_X. It answers hello and json
-only, which keeps the test suite's time bounded (no backend routes to test on eight more stacks),
-and runs on the servers people deploy or compare (the werkzeug threaded/processes variants add
-nothing a server-alone row needs).
+only, which keeps the test suite's time bounded (no backend routes to test on every WSGI server),
+and the reflection route (servers/apps/reflection.py): it runs on every WSGI server of the catalog
+but werkzeug's forking one, which shares the threaded one's parser and connection loop
+(servers/adapters/werkzeug_dev_spec.py says why).
 """
-from servers.apps.flask_app_spec import METHOD_NOT_TOKEN, METHOD_NOT_TOKEN_SERVERS
+from servers.apps.flask_app_spec import METHOD_NOT_TOKEN, METHOD_NOT_TOKEN_SERVERS, UWSGI_HTTP09
 from servers.core.specs import WSGI, FrameworkSpec
+
+_SERVERS = ("werkzeug", "werkzeug-threaded", "gunicorn-sync", "gunicorn-gthread", "gunicorn-gevent", "gevent",
+            "tornado-wsgi", "twisted-wsgi", "wsgiref", "granian-wsgi", "uwsgi", "waitress")
 
 SPECS = (
     FrameworkSpec(name="bare", framework="bare", title="Bare WSGI callable", interface=WSGI,
                   factory="servers.apps.bare_app:create_app",
-                  free_threaded=True,
+                  free_threaded=True, parser_owner=True,
                   details="The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), "
-                          "the server alone.",
-                  ops=("hello", "json"),
-                  servers=("werkzeug", "gunicorn-sync", "gunicorn-gthread", "gunicorn-gevent", "gevent",
-                           "tornado-wsgi", "twisted-wsgi", "wsgiref"),
-                  combination_caveats=tuple((server, METHOD_NOT_TOKEN) for server in METHOD_NOT_TOKEN_SERVERS
-                                            if server != "werkzeug-threaded" and server != "werkzeug-processes")),
+                          "the server alone plus the reflection route (/reflect answers with the method, target, "
+                          "version, header fields and body the server handed the app).",
+                  ops=("hello", "json"), servers=_SERVERS,
+                  combination_caveats=(*((server, METHOD_NOT_TOKEN) for server in METHOD_NOT_TOKEN_SERVERS
+                                         if server in _SERVERS), ("uwsgi", UWSGI_HTTP09))),
 )

@@ -17,9 +17,11 @@ _GRANIAN_FT_UNREAD_BODY = Caveat(
     "not allow) to a request with a chunked body, or a Content-Length body that arrives after the head, granian reads "
     "no further request on that connection: the next one hangs unanswered (a body sent whole with its head is "
     "drained; a view's own 405 does not do it)", effects=("desync",), gil=False)
-_HTTP09 = Caveat("uwsgi-http09",
-                 "HTTP/1.1: uWSGI hands a request line without a version (HTTP/0.9) to the app: Flask answers 200",
-                 effects=("refuse-shape",))
+# What uWSGI hands on that an app answers unless it refuses it itself (Falcon's does): Flask's and the bare app's
+UWSGI_HTTP09 = Caveat("uwsgi-http09",
+                      "HTTP/1.1: uWSGI hands the app a request line without a version (HTTP/0.9), with tabs, after an "
+                      "empty line or with a method that is no token: the app answers it (Flask 200 to `GET /` "
+                      "without a version)", effects=("refuse-shape",))
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"flask": ("flask>=3.1.3", "werkzeug>=3.1.8", "flask-pymongo>=3.0.1")}
@@ -36,7 +38,7 @@ SPECS = (
                   default_server="gunicorn-sync",
                   combination_caveats=(*((server, _METHOD_CASE) for server in (
                       "werkzeug", "werkzeug-threaded", "werkzeug-processes", "gevent", "tornado-wsgi", "twisted-wsgi",
-                      "wsgiref", "uwsgi", "granian-wsgi")), ("uwsgi", _HTTP09), ("granian-wsgi", EMPTY_PATH),
+                      "wsgiref", "uwsgi", "granian-wsgi")), ("uwsgi", UWSGI_HTTP09), ("granian-wsgi", EMPTY_PATH),
                       ("granian-wsgi", _GRANIAN_FT_UNREAD_BODY),
                       *((server, METHOD_NOT_TOKEN) for server in METHOD_NOT_TOKEN_SERVERS)),
                   # redis-py with hiredis's parser everywhere; on gevent (the Redis comparisons'

@@ -10,19 +10,25 @@ cheapest place Sanic offers is one response middleware: with none, Sanic skips i
 step; this one costs an await and two header sets per request, the Date string being formatted
 once per second (servers.core.http_date). Under an ASGI server (create_asgi_app: Sanic's app is an
 ASGI app too) the server sends both, so that app has no such middleware.
+
+As Sanic's parser owner (its own server's), the app answers `/reflect` and `/reflect/<rest:path>` (every
+method Sanic routes) with what Sanic handed the handler (servers/apps/reflection.py): request.method,
+request.raw_url (the raw target), request.version, request.headers as Sanic gives them (names lower-cased)
+and request.body, which Sanic has read whole before a non-streaming handler runs.
 """
 from __future__ import annotations
 
 import logging
 
 from sanic import Request, Sanic
+from sanic.constants import HTTP_METHODS
 from sanic.exceptions import NotFound, SanicException
-from sanic.response import HTTPResponse, json, text
+from sanic.response import HTTPResponse, json, raw, text
 
 from backends.errors import BackendUnavailable
 from backends.ids import parse_user_id
 from servers.adapters.shutdown import GRACE_SECONDS
-from servers.apps import contract
+from servers.apps import contract, reflection
 from servers.apps.operations import AsyncOperations
 from servers.core.http_date import http_date
 from servers.core.options import Options
@@ -73,6 +79,14 @@ def create_app(options: Options, *, own_server: bool = True) -> Sanic:
     @app.get("/redis/per-request")
     async def redis_per_request(request: Request) -> HTTPResponse:
         return json(_found(await ops.redis_per_request()))
+
+    @app.route("/reflect", methods=HTTP_METHODS)
+    @app.route("/reflect/<rest:path>", methods=HTTP_METHODS, name="reflect_under")
+    async def reflect(request: Request, rest: str = "") -> HTTPResponse:
+        x_reflect, body = reflection.answer("sanic", request.method, request.raw_url, request.version,
+                                            request.headers.items(), request.body, "raw_url")
+        # Sanic sends no body to a HEAD
+        return raw(body, content_type=contract.JSON, headers={reflection.HEADER: x_reflect})
 
     @app.exception(BackendUnavailable)
     async def backend_unavailable(request: Request, error: BackendUnavailable) -> HTTPResponse:

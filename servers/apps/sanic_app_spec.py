@@ -20,7 +20,7 @@ SPECS = (
                           "(sanic_redispy: without it; sanic_glide: valkey-glide; sanic_coredis: coredis; "
                           "docs/backends/redis.md compares them).",
                   driver_variants=("motor",), redis_variants=("redispy", "glide", "coredis"),
-                  combination_caveats=(("sanic", _ASTERISK),), **_COMMON,
+                  combination_caveats=(("sanic", _ASTERISK),), parser_owner=True, **_COMMON,
                   json_paths=("json/", "ujson")),
     FrameworkSpec(name="sanic_asgi", prefix="sanic", title="Sanic's app as an ASGI app", interface=ASGI,
                   factory="servers.apps.sanic_app:create_asgi_app",

@@ -5,6 +5,12 @@ send_header, end_headers and self.wfile.write. The stdlib has no JSON helper for
 bodies are json.dumps (compact) inside each request. The handler class is the app; the server
 adapter picks HTTPServer or ThreadingHTTPServer and the protocol version. Requests block their
 thread (the only one, on plain HTTPServer).
+
+As http.server's parser owner it answers `/reflect` (every method it has a do_ method for; http.server
+answers the others 501 itself) with what http.server handed the handler (servers/apps/reflection.py):
+self.command, self.path (the target as http.server keeps it), self.request_version, self.headers in
+their order, and the body read as the docs read one, self.rfile.read(Content-Length). http.server does
+not decode a chunked body (no API for it), so the handler reads none and closes the connection.
 """
 from __future__ import annotations
 
@@ -16,7 +22,7 @@ from urllib.parse import unquote, urlsplit
 
 from backends.errors import BackendUnavailable
 from backends.ids import parse_user_id
-from servers.apps import contract
+from servers.apps import contract, reflection
 from servers.apps.operations import SyncOperations
 from servers.core.options import Options
 
@@ -38,6 +44,8 @@ def create_handler(options: Options) -> type[BaseHTTPRequestHandler]:
         disable_nagle_algorithm = True
 
         def do_GET(self) -> None:
+            if reflection.is_reflect(urlsplit(self.path).path):
+                return self.reflect()
             if self.headers.get("Content-Length", "0") != "0" or "Transfer-Encoding" in self.headers:
                 # http.server leaves a request body to the handler, which has no use for a GET's:
                 # left unread, it would be taken for the next request on a kept-alive connection.
@@ -73,7 +81,17 @@ def create_handler(options: Options) -> type[BaseHTTPRequestHandler]:
                 return self.send_error_json(404)
             self.send_json(200, value)
 
+        def reflect(self) -> None:
+            if "Transfer-Encoding" in self.headers:
+                self.close_connection = True  # a body left unread would be taken for the next request
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            x_reflect, answer = reflection.answer("stdlib", self.command, self.path, self.request_version,
+                                                  self.headers.items(), body, "path")
+            self.send(200, answer, contract.JSON, extra=((reflection.HEADER, x_reflect),))
+
         def not_allowed(self) -> None:
+            if reflection.is_reflect(urlsplit(self.path).path):
+                return self.reflect()
             self.close_connection = True  # the request body, if any, is left unread
             path = unquote(urlsplit(self.path).path, errors="replace")
             if path in ("/", "/json") or path in get_name or _MONGO.fullmatch(path):
@@ -86,12 +104,15 @@ def create_handler(options: Options) -> type[BaseHTTPRequestHandler]:
         def send_error_json(self, status: int, allow: str | None = None) -> None:
             self.send_json(status, {"error": contract.error_message(status)}, allow)
 
-        def send(self, status: int, body: bytes, content_type: str, allow: str | None = None) -> None:
+        def send(self, status: int, body: bytes, content_type: str, allow: str | None = None,
+                 extra: tuple[tuple[str, str], ...] = ()) -> None:
             self.send_response(status)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
             if allow:
                 self.send_header("Allow", allow)
+            for name, value in extra:
+                self.send_header(name, value)
             if self.request_version == "HTTP/1.0" and not self.close_connection:
                 # An HTTP/1.0 client asked for keep-alive (ab -k): say it is granted, or it waits.
                 self.send_header("Connection", "keep-alive")

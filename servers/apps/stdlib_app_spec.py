@@ -6,5 +6,6 @@ from servers.core.specs import FrameworkSpec
 
 SPECS = (
     FrameworkSpec(name="stdlib", framework="stdlib", title="stdlib BaseHTTPRequestHandler", interface="stdlib",
-                  factory="servers.apps.stdlib_app:create_handler", free_threaded=True),
+                  factory="servers.apps.stdlib_app:create_handler", free_threaded=True,
+                  parser_owner=True),
 )

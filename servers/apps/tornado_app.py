@@ -6,6 +6,12 @@ is json.dumps with its default ", " and ": " separators and cannot be configured
 handler's write() serializes dicts the same way but compact (still inside each request).
 Served by tornado's own HTTPServer (servers.adapters.tornado_server); create_app runs in the
 worker after any fork so the async clients belong to that worker's event loop.
+
+As tornado's parser owner it answers `/reflect` (any method) with what tornado handed the handler
+(servers/apps/reflection.py): request.method, request.uri (the raw target), request.version, the
+header fields as request.headers.get_all() gives them (tornado's HTTPHeaders, names normalized) and
+request.body, which tornado has read whole before the handler runs. It answers in prepare(), which
+tornado runs for every method it supports, before the method's own handler.
 """
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ import tornado.web
 
 from backends.errors import BackendUnavailable
 from backends.ids import parse_user_id
-from servers.apps import contract
+from servers.apps import contract, reflection
 from servers.apps.operations import AsyncOperations
 from servers.core.options import Options
 
@@ -82,6 +88,28 @@ class NameHandler(BaseHandler):
         self.found(await self.get_name())
 
 
+class AnyMethod(tuple):
+    """SUPPORTED_METHODS that hold every method: the reflection route answers whatever tornado passes on."""
+
+    def __contains__(self, method: object) -> bool:
+        return True
+
+
+class ReflectHandler(tornado.web.RequestHandler):
+    SUPPORTED_METHODS = AnyMethod()
+
+    def compute_etag(self) -> None:
+        return None  # no Etag: the answer is the reflection alone
+
+    def prepare(self) -> None:
+        request = self.request
+        x_reflect, body = reflection.answer("tornado", request.method, request.uri, request.version,
+                                            request.headers.get_all(), request.body, "uri")
+        self.set_header("Content-Type", contract.JSON)
+        self.set_header(reflection.HEADER, x_reflect)
+        self.finish(body)  # tornado sends no body to a HEAD
+
+
 class NotFoundHandler(BaseHandler):
     def prepare(self) -> None:
         raise tornado.web.HTTPError(404)
@@ -97,6 +125,7 @@ def create_app(options: Options) -> tornado.web.Application:
             (r"/mongo/per-request/([^/]+)", UserHandler, {"find_user": ops.mongo_per_request}),
             (r"/redis/pooled", NameHandler, {"get_name": ops.redis_pooled}),
             (r"/redis/per-request", NameHandler, {"get_name": ops.redis_per_request}),
+            (r"/reflect(?:/.*)?", ReflectHandler),
         ],
         default_handler_class=NotFoundHandler,
     )

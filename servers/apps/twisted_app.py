@@ -7,6 +7,12 @@ coroutines of the asyncio drivers, so the adapter installs twisted's asyncio rea
 request is answered from the Deferred that wraps the coroutine (NOT_DONE_YET), and its errback
 maps BackendUnavailable to 503. Unknown paths and wrong methods answer JSON 404 and 405 (with
 the Allow header twisted computes from the render_ methods).
+
+As twisted.web's parser owner, the leaf /reflect answers any method (in render(), which dispatches
+every method) with what twisted handed the Resource (servers/apps/reflection.py): request.method,
+request.uri (the raw target), request.clientproto, the header fields as
+requestHeaders.getAllRawHeaders() gives them, and request.content, the body twisted has read whole
+before rendering.
 """
 from __future__ import annotations
 
@@ -22,7 +28,7 @@ from twisted.web.http import Request
 
 from backends.errors import BackendUnavailable
 from backends.ids import parse_user_id
-from servers.apps import contract
+from servers.apps import contract, reflection
 from servers.apps.operations import AsyncOperations
 from servers.core.options import Options
 
@@ -30,7 +36,10 @@ log = logging.getLogger(__name__)
 
 
 def _json(request: Request, value: dict, status: int = 200) -> bytes:
-    body = json.dumps(value, separators=(",", ":")).encode()
+    return _json_body(request, json.dumps(value, separators=(",", ":")).encode(), status)
+
+
+def _json_body(request: Request, body: bytes, status: int = 200) -> bytes:
     request.setResponseCode(status)
     request.setHeader(b"Content-Type", contract.JSON.encode())
     request.setHeader(b"Content-Length", b"%d" % len(body))  # not chunked when written later
@@ -111,6 +120,19 @@ class Lookup(ContractResource):
         return server.NOT_DONE_YET
 
 
+class Reflect(resource.Resource):
+    """/reflect and everything under it, any method."""
+
+    isLeaf = True
+
+    def render(self, request: Request) -> bytes:
+        headers = [(name, value) for name, values in request.requestHeaders.getAllRawHeaders() for value in values]
+        x_reflect, body = reflection.answer("twisted", request.method, request.uri, request.clientproto, headers,
+                                            request.content.read(), "uri")
+        request.setHeader(reflection.HEADER.encode(), x_reflect.encode())
+        return _json_body(request, body)  # twisted sends no body to a HEAD
+
+
 class Users(ContractResource):
     """/mongo/<how>/: its child is the {id} segment."""
 
@@ -137,4 +159,5 @@ def create_resource(options: Options) -> resource.Resource:
     root.putChild(b"json", HelloJSON())
     root.putChild(b"mongo", mongo)
     root.putChild(b"redis", redis)
+    root.putChild(b"reflect", Reflect())
     return root

@@ -4,5 +4,5 @@ from servers.core.specs import FrameworkSpec
 SPECS = (
     FrameworkSpec(name="twisted", framework="twisted", title="twisted.web", interface="twisted",
                   factory="servers.apps.twisted_app:create_resource", pip_packages=("twisted",),
-                  lesson="twisted-web", code_paths=("twisted/web/resource.py", "twisted/web/server.py")),
+                  lesson="twisted-web", parser_owner=True, code_paths=("twisted/web/resource.py", "twisted/web/server.py")),
 )

@@ -285,3 +285,28 @@ def get(name: str) -> Entry:
 
 def python_entries() -> list[Entry]:
     return [e for e in ENTRIES if e.language == "python"]
+
+
+def parser_owner_server(server: str) -> str:
+    """The server whose parser owner stands for this one: itself, or the one its spec says it shares
+    its parser and connection loop with (ServerSpec.shares_parser)."""
+    spec = SERVERS[server]
+    return spec.shares_parser[0] if spec.shares_parser else server
+
+
+def parser_owner(entry: Entry) -> Entry:
+    """The entry where the HTTP/1.1 parsing of `entry`'s server is observed: on the same interpreter, the
+    app that answers the reflection route (FrameworkSpec.parser_owner) alone on that server (or on the
+    server it shares its parser with). An owner is its own; a Mongo driver or Redis client variant has
+    its base entry's; Echo and Gin have nethttp's."""
+    server = SERVERS[parser_owner_server(entry.server)]
+    owners = [app for app in _APP_SPECS if app.parser_owner and app.interface == server.interface
+              and (not app.servers or server.name in app.servers)]
+    if len(owners) != 1:
+        raise KeyError(f"{entry.name}: {len(owners)} parser-owner apps for server {server.name!r}; "
+                       "one FrameworkSpec with parser_owner=True must run on it")
+    name = entry_name(owners[0], server) + (interpreters.ENTRY_SUFFIX if entry.free_threaded else "")
+    try:
+        return BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"{entry.name}: its parser owner {name} is not in the catalog") from None

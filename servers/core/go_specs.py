@@ -51,10 +51,10 @@ FRAMEWORK_SPECS = (
                   # encoding/json, or the codec a build tag picks (sonic, go-json, jsoniter), ugorji's for binding
                   **{**_COMMON, "json_paths": (*GO_JSON, "github.com/bytedance/sonic", "github.com/goccy/go-json",
                                                "github.com/json-iterator/", "github.com/ugorji/go/codec")}),
-    FrameworkSpec(name="nethttp", framework="nethttp", title="Go net/http ServeMux",
+    FrameworkSpec(name="nethttp", framework="nethttp", title="Go net/http ServeMux", parser_owner=True,
                   code_paths=("net/http.(*ServeMux)", "net/http.(*routingNode)", "net/http.(*pattern)"), **_COMMON),
     FrameworkSpec(name="fasthttp", framework="fasthttp", title="Go fasthttp", interface="fasthttp", factory="",
-                  language="go", pip_packages=("github.com/valyala/fasthttp",),
+                  language="go", pip_packages=("github.com/valyala/fasthttp",), parser_owner=True,
                   details="One RequestHandler switches on ctx.Path() (fasthttp has no router) and writes "
                           "encoding/json bodies into the RequestCtx; drivers get their own context, since the "
                           "ctx is reused once the handler returns.", json_paths=GO_JSON),

@@ -87,6 +87,10 @@ class ServerSpec:
     # catalog derives <entry>_ft for each app that installs there too (servers/core/interpreters.py)
     free_threaded: str = ""
     free_threaded_thread_workers: bool = False  # there its workers are threads of one process, not processes
+    # (server, why): it runs that server's request parser and connection loop, so that server's parser
+    # owner (an entry of a FrameworkSpec.parser_owner app) stands for it and it has none of its own
+    # (catalog.parser_owner)
+    shares_parser: tuple[str, str] = ()
 
     @property
     def serve_module(self) -> str:
@@ -126,6 +130,10 @@ class FrameworkSpec:
     # It installs on free-threaded CPython 3.13t with the GIL kept off (the set-up's record says so,
     # records/interpreters/python3.13t.json): its entries on servers with a free_threaded text get a variant
     free_threaded: bool = False
+    # It answers the reflection route (servers/apps/reflection.py) and its entries are the parser owners
+    # of the servers it runs on: the server alone, where its HTTP/1.1 parsing is observed once for every
+    # stack on that server (catalog.parser_owner)
+    parser_owner: bool = False
 
     @property
     def entry_prefix(self) -> str:

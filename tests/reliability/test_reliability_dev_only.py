@@ -17,6 +17,8 @@ failing test here means the catalog claims a limitation the stack does not have 
 - "forks per connection": N slow clients get N child processes.
 - "past N" (werkzeug's forking server, N = workers): with N slow clients holding every child, the
   next `GET /` gets no answer within 2 s; once they go, it is served.
+- "no chunked request bodies" (wsgiref, http.server): asserted by tests/test_reflection.py, in the default
+  suite: the parser owner's reflection of a chunked POST does not show the decoded body.
 """
 from __future__ import annotations
 

@@ -6,6 +6,11 @@
 // serializes with encoding/json per request. fasthttp recovers no panic (one would end the
 // process), so the handler turns a panic into a 500. One process with GOMAXPROCS = --workers, as
 // fasthttp is run behind most deployments (fiber's default); its prefork mode is not used.
+//
+// As fasthttp's parser owner, /reflect and every path under it answer any method with what fasthttp
+// handed the handler (internal/reflection): ctx.Method(), ctx.RequestURI() (the raw target), the
+// request line's protocol, the header fields in the order received (Header.AllInOrder, names
+// normalized) and ctx.PostBody(), the body fasthttp has read (and de-chunked) before the handler runs.
 package main
 
 import (
@@ -21,6 +26,7 @@ import (
 	"refsuite/servers/go/internal/backend"
 	"refsuite/servers/go/internal/cli"
 	"refsuite/servers/go/internal/contract"
+	"refsuite/servers/go/internal/reflection"
 )
 
 const name = "fasthttp"
@@ -54,6 +60,10 @@ func newHandler(b *backend.Backends) fasthttp.RequestHandler {
 		defer recoverTo500(ctx)
 		// Path() is the URI's path percent-decoded and normalized ("//" and dot segments removed).
 		path := ctx.Path()
+		if reflection.IsReflect(string(path)) {
+			reflect(ctx)
+			return
+		}
 		switch string(path) { // a switch on string(bytes) does not allocate
 		case "/":
 			if allowed(ctx) {
@@ -96,6 +106,26 @@ func allowed(ctx *fasthttp.RequestCtx) bool {
 	ctx.Response.Header.Set(fasthttp.HeaderAllow, allow)
 	writeError(ctx, fasthttp.StatusMethodNotAllowed)
 	return false
+}
+
+// reflect answers with what fasthttp handed the handler. The values are copied: fasthttp reuses the
+// request's buffers once the handler returns.
+func reflect(ctx *fasthttp.RequestCtx) {
+	var headers [][2]string
+	for name, value := range ctx.Request.Header.AllInOrder() {
+		headers = append(headers, [2]string{string(name), string(value)})
+	}
+	reflected := reflection.Reflection{Interface: "go", Method: string(ctx.Method()),
+		Target: string(ctx.RequestURI()), Version: string(ctx.Request.Header.Protocol()), Headers: headers,
+		Body: ctx.PostBody(), TargetFrom: "RequestURI"}
+	answer, err := reflected.JSON()
+	if err != nil {
+		writeError(ctx, fasthttp.StatusInternalServerError)
+		return
+	}
+	ctx.SetContentType(contract.JSON)
+	ctx.Response.Header.Set(reflection.Header, reflected.XReflect())
+	ctx.SetBody(answer) // fasthttp sends no body to a HEAD
 }
 
 func hello(ctx *fasthttp.RequestCtx) {

@@ -23,6 +23,8 @@ import (
 
 func TestContract(t *testing.T) { contracttest.RunServer(t, name, newServer) }
 
+func TestReflect(t *testing.T) { contracttest.Reflect(t, newServer) }
+
 // TestRequestCtxIsTheConnections shows what docs/servers/go-fasthttp.md says: a connection's
 // requests are all served with one RequestCtx (taken from the server's pool when the connection
 // starts, reset between requests, put back when it ends), so a handler must not keep it past its

@@ -2,17 +2,26 @@
 // goroutine per connection and http.ServeMux matches method-and-path patterns ("GET /json",
 // "{id}" wildcards). The mux's own 404 and 405 are plain text, so a thin wrapper swaps their
 // bodies for the contract's JSON and turns panics into a 500. Handlers block their goroutine.
+//
+// As net/http's parser owner (Echo's and Gin's too), /reflect and every path under it answer any
+// method with what net/http handed the handler (internal/reflection): r.Method, r.RequestURI (the
+// raw target), r.Proto, r.Header (a map: canonical names, no order, so sorted here; net/http takes
+// Host and Transfer-Encoding out of it) and the body read with io.ReadAll(r.Body), as net/http's
+// docs read one.
 package main
 
 import (
 	"encoding/json"
 	"io"
 	"log"
+	"maps"
 	"net/http"
+	"slices"
 
 	"refsuite/servers/go/internal/backend"
 	"refsuite/servers/go/internal/cli"
 	"refsuite/servers/go/internal/contract"
+	"refsuite/servers/go/internal/reflection"
 )
 
 const name = "nethttp"
@@ -61,6 +70,32 @@ func newHandler(b *backend.Backends) http.Handler {
 	return wrap{mux}
 }
 
+// reflect answers with what net/http handed the handler; a body that fails to read (a bad chunk)
+// is answered as a handler that checks io.ReadAll's error answers it.
+func reflect(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest)
+		return
+	}
+	var headers [][2]string
+	for _, name := range slices.Sorted(maps.Keys(r.Header)) {
+		for _, value := range r.Header[name] {
+			headers = append(headers, [2]string{name, value})
+		}
+	}
+	reflected := reflection.Reflection{Interface: "go", Method: r.Method, Target: r.RequestURI, Version: r.Proto,
+		Headers: headers, Body: body, TargetFrom: "RequestURI"}
+	answer, err := reflected.JSON()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", contract.JSON)
+	w.Header().Set(reflection.Header, reflected.XReflect())
+	_, _ = w.Write(answer) // net/http sends no body to a HEAD
+}
+
 // writeJSON serializes v in this request with json.Marshal (json.Encoder would end the body
 // with a newline the contract does not have) and writes it in one piece, so that net/http sends
 // Content-Length and Date.
@@ -81,6 +116,12 @@ type wrap struct{ mux *http.ServeMux }
 
 func (h wrap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Server", name)
+	if reflection.IsReflect(r.URL.Path) {
+		// Not through the mux: it redirects a path it would clean ("//", "..") before any handler
+		// runs, and the reflection is of what net/http's server handed over.
+		reflect(w, r)
+		return
+	}
 	jw := &jsonErrors{ResponseWriter: w, r: r}
 	defer func() {
 		v := recover()

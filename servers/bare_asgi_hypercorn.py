@@ -1,0 +1,37 @@
+"""Bare ASGI callable on Hypercorn (h11 and h2, uvloop), its supervisor spawning one worker per core.
+
+As `hypercorn --workers N --worker-class uvloop` runs it: the supervisor binds and spawns --workers
+processes on the shared socket; each runs a uvloop event loop and parses HTTP/1.1 with h11, or
+HTTP/2 with h2 when the connection opens with its preface or asks to upgrade (h2c, on the same
+port). Keep-alive 5 s (Hypercorn's default), backlog 1024, no access log. A worker that dies is not
+replaced: the supervisor stops the others and the server exits 1. SIGTERM: the workers drain for up
+to 3 s, then the supervisor terminates them.
+
+The app is servers.apps.bare_asgi_app: a plain ASGI application callable (lifespan; hello and json
+only), the server alone plus the reflection route (/reflect answers with the method, target,
+version, header fields and body the server handed the app).
+
+Caveat: HTTP/1.1 (smuggling-relevant): Hypercorn (h11) keeps the connection after a request with
+both Content-Length and Transfer-Encoding, accepts a bare CR and NUL in a chunk extension, serves
+HTTP/2.0 and lower-case methods, hands `GET *`, the authority-form and an absolute-form target to
+the app (404), checks no Host, and answers 400 instead of the request before the bytes that follow
+`Connection: close` or an HTTP/1.0 request [desync, crash, no-close, refuse-shape, over-strict].
+
+Caveat: a connection its client closes (FIN) before sending anything is held until the 5 s keep-
+alive timeout, not closed at once.
+
+Caveat: at 256 keep-alive connections on a busy 2-core machine some requests wait past 2 s: a worker
+spends about 5 times uvicorn's CPU per request (docs/servers/hypercorn.md).
+
+Caveat: a worker that dies is not replaced: Hypercorn's supervisor stops every worker and the server
+exits (1 here; `hypercorn` itself exits 0, so a restart-on-failure process manager leaves it down).
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.bare_asgi_hypercorn":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.bare_asgi_hypercorn`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("bare_asgi_hypercorn")

@@ -1,0 +1,27 @@
+"""Bare ASGI callable on uvicorn (uvloop, httptools), its supervisor spawning one worker per core.
+
+As the frameworks' docs deploy it (`uvicorn --workers N --loop uvloop --http httptools`): the
+supervisor spawns --workers processes on one shared socket and replaces one that dies; each runs a
+uvloop event loop, parses HTTP with httptools and awaits the app, so a worker blocks only where a
+handler computes. Keep-alive 5 s (uvicorn's default), backlog 1024, no access log; SIGTERM: the
+supervisor stops the workers, each drains for up to 3 s.
+
+The app is servers.apps.bare_asgi_app: a plain ASGI application callable (lifespan; hello and json
+only), the server alone plus the reflection route (/reflect answers with the method, target,
+version, header fields and body the server handed the app).
+
+Caveat: uvicorn's httptools protocol answers a valid request followed in the same read by invalid
+bytes with a 400 alone: the valid request is dropped unanswered.
+
+Caveat: HTTP/1.1: uvicorn (httptools) serves HTTP/2.0 and HTTP/0.9 request lines, hands `GET *` to
+the app and checks no Host [crash, refuse-shape].
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.bare_asgi_uvicorn":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.bare_asgi_uvicorn`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("bare_asgi_uvicorn")

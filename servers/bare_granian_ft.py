@@ -1,0 +1,40 @@
+"""Bare WSGI callable on granian (Rust, tokio) in WSGI mode, the app on a blocking thread pool per
+worker, on free-threaded CPython 3.13t (no GIL).
+
+granian's main process forks --workers processes and supervises them; each binds the port with its
+own SO_REUSEPORT socket (the kernel spreads new connections over them) and parses HTTP in Rust
+(hyper on tokio). In each worker the Rust runtime does the I/O and runs the app on a pool of
+blocking Python threads, where a backend call blocks one thread. Keep-alive on (granian's default),
+backlog 1024, no access log; a worker that dies is replaced (respawn_failed_workers); SIGTERM:
+workers get 3 s, then SIGKILL.
+
+The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone
+plus the reflection route (/reflect answers with the method, target, version, header fields and body
+the server handed the app).
+
+On free-threaded CPython 3.13t (.venv-ft): granian's workers are threads of one process (its
+MTServer) instead of forked processes: they share one listening socket and one app, loaded once,
+with its pools of clients, and granian refuses to start when the GIL is on; each worker's blocking
+threads run the app at the same time. Every request first checks that the GIL is still off
+(servers/core/gil_guard.py).
+
+Caveat: HTTP/1.1: granian checks no Host, hands `GET *` and the authority-form to the app, and a
+body with invalid chunk syntax too (the app answers, then granian closes), accepts NUL in a chunk
+extension [desync, crash, refuse-shape].
+
+Caveat: on free-threaded 3.13t granian's workers are threads of its one process: a worker that
+crashes (SIGKILL, a segfault in an extension) takes the whole server down, nothing replaces it.
+
+Caveat: HTTP/1.1: granian 2.7.9 (the last release with cp313t wheels) reads a request with both
+Content-Length and Transfer-Encoding as chunked but keeps the connection open after answering it
+(RFC 9112 6.1 says close; 2.8.9 closes) [no-close].
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.bare_granian_ft":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.bare_granian_ft`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("bare_granian_ft")

@@ -1,0 +1,30 @@
+"""Bare RSGI callable on granian's Rust HTTP server through its own RSGI interface, one worker process
+per core.
+
+granian's main process forks --workers processes and supervises them; each binds the port with its
+own SO_REUSEPORT socket (the kernel spreads new connections over them) and parses HTTP in Rust
+(hyper on tokio). Each worker calls the app's __rsgi__(scope, protocol) on its uvloop event loop:
+the app answers with one call (protocol.response_str/bytes) where ASGI sends message dicts, and the
+Rust side writes the response. Keep-alive on (granian's default), backlog 1024, no access log; a
+worker that dies is replaced (respawn_failed_workers); SIGTERM: workers get 3 s, then SIGKILL.
+
+The app is servers.apps.bare_rsgi_app: a plain RSGI application callable (hello and json only), the
+server alone plus the reflection route (/reflect answers with the method, target, version, header
+fields and body the server handed the app).
+
+Caveat: each worker listens on its own SO_REUSEPORT socket: when one dies, the connections queued on
+its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1).
+
+Caveat: HTTP/1.1: granian checks no Host, hands `GET *` and the authority-form to the app, and a
+body with invalid chunk syntax too (the app answers, then granian closes), accepts NUL in a chunk
+extension [desync, crash, refuse-shape].
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.bare_rsgi_granian":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.bare_rsgi_granian`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("bare_rsgi_granian")

@@ -1,0 +1,33 @@
+"""Bare WSGI callable on werkzeug dev server, a new thread per connection, on free-threaded CPython
+3.13t (no GIL).
+
+What `app.run(threaded=True)` does: werkzeug closes every connection (no keep-alive); a blocking
+driver call blocks only its thread. Threads are unbounded.
+
+The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone
+plus the reflection route (/reflect answers with the method, target, version, header fields and body
+the server handed the app).
+
+On free-threaded CPython 3.13t (.venv-ft): each connection's thread runs Python at the same time as
+the others; the one thread that accepts stays one at a time. Every request first checks that the GIL
+is still off (servers/core/gil_guard.py).
+
+Not for production: werkzeug dev server: not hardened, unbounded threads.
+
+Caveat: HTTP/1.1: CPython's http.server parser takes a bare CR for a line end, accepts invalid field
+names and HTTP/1.10, answers bad versions without a status line, checks no Host, hands `GET *`, the
+authority-form and a NUL target to the app, and leaves Content-Length and Transfer-Encoding to the
+app's body reader, which takes invalid values and unknown codings [refuse-shape, over-strict].
+
+Caveat: HTTP/1.1: the server passes a method that is no token (`G@T /`) on to the app, which answers
+it 405, where the server should refuse it (400) [refuse-shape].
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.bare_threaded_ft":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.bare_threaded_ft`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("bare_threaded_ft")

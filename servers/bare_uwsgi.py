@@ -1,0 +1,37 @@
+"""Bare WSGI callable on uWSGI master and worker processes, each worker speaking HTTP (--http-socket),
+one request at a time.
+
+The master binds and forks --workers processes; each worker speaks HTTP itself (--http-socket, no
+router process in front) and handles one request at a time, blocking on backend calls, then closes
+the connection (no keep-alive). Each worker builds the app after the fork (--lazy-apps); backlog
+1024 (--listen). SIGTERM stops master and workers (--die-on-term; without it uWSGI takes SIGTERM as
+"reload"); the master replaces a worker that dies.
+
+The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone
+plus the reflection route (/reflect answers with the method, target, version, header fields and body
+the server handed the app).
+
+Caveat: a slow client holds a whole worker (--http-socket reads the request in the worker): deploy
+behind nginx with the uwsgi protocol, as uWSGI's docs say.
+
+Caveat: HTTP/1.1: uWSGI's --http-socket echoes the client's protocol in its status line (malformed
+responses), accepts invalid field names, hands invalid Content-Length and Transfer-Encoding values,
+invalid chunks and `GET *` to the app, checks no Host [refuse-shape].
+
+Caveat: uWSGI's --http-socket decodes no chunked request body for the app: wsgi.input reads empty
+(only uWSGI's own uwsgi.chunked_read() reads one), so a WSGI app never sees the body (--http-
+chunked-input is its router's, not --http-socket's).
+
+Caveat: HTTP/1.1: uWSGI hands the app a request line without a version (HTTP/0.9), with tabs, after
+an empty line or with a method that is no token: the app answers it (Flask 200 to `GET /` without a
+version) [refuse-shape].
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.bare_uwsgi":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.bare_uwsgi`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("bare_uwsgi")

@@ -1,0 +1,32 @@
+"""Bare WSGI callable on waitress, an event loop that buffers requests for a thread pool, on free-
+threaded CPython 3.13t (no GIL).
+
+One process: an event loop reads whole requests and buffers whole responses, and 16 threads run the
+app (a blocking backend call holds one thread). Keep-alive on; waitress listens with a backlog of
+1024 but serves at most 100 connections at once (connection_limit), the rest waiting unaccepted.
+SIGTERM stops the loop and its threads.
+
+The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), the server alone
+plus the reflection route (/reflect answers with the method, target, version, header fields and body
+the server handed the app).
+
+On free-threaded CPython 3.13t (.venv-ft): its 16 threads run the app at the same time; its one
+event-loop thread still reads every request and writes every response, one connection at a time.
+Every request first checks that the GIL is still off (servers/core/gil_guard.py).
+
+Caveat: HTTP/1.1 (smuggling-relevant): waitress keeps the connection after Content-Length with
+Transfer-Encoding, ignores an empty Transfer-Encoding, honours Transfer-Encoding on HTTP/1.1 only
+(an HTTP/1.0 keep-alive request with Transfer-Encoding and Content-Length is framed by the latter: a
+request in the chunk data is answered), reads the requests after `0\n` as trailers, hands `GET *`,
+the authority-form, NUL and 64 KiB targets to the app, checks no Host [desync, no-close, refuse-
+shape].
+"""
+# Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.bare_waitress_ft":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.bare_waitress_ft`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("bare_waitress_ft")
