@@ -38,6 +38,9 @@ def test_a_record_pins_every_cell_its_stack_runs(entry):
         assert cell["effect"] in (None, *verdict.EFFECTS), (entry.name, case_id, cell)
         if grid.racy(entry, case_id):
             assert "runs" in cell and sum(cell["runs"].values()) == grid.RACY_RUNS, (entry.name, case_id)
+        else:
+            assert "runs" not in cell, (f"{entry.name}: {case_id}'s answers differed while recording ({cell['runs']}): "
+                                        "declare its race on the caveat it belongs to (known.py racy, race)")
     for front, cells in section.get("columns", {}).items():
         assert front in section["run"].get("fronts", {}), f"{entry.name}: the {front} column without its version"
 

@@ -22,6 +22,7 @@ from . import cases, known
 ROOT = Path(__file__).resolve().parents[2]
 OWNER, FRAMEWORK, VARIANT = "owner", "framework", "variant"
 RACY_RUNS = 5  # a racy case's runs: its worst is its verdict
+UNDECLARED = "answers differed from run to run while recording; its race is not declared yet (known.py)"
 
 
 def base_entry(entry: catalog.Entry) -> catalog.Entry:
@@ -120,6 +121,8 @@ def app_files(entry: catalog.Entry) -> list[Path]:
     if entry.language == "go":
         return _go_files(f"cmd/{app.name}")
     files = [_file_of(app.factory.partition(":")[0])]
+    if app.parser_owner:  # what its reflections say is written by the shared reflection module
+        files.append(_file_of("servers.apps.reflection"))
     for module in catalog.SPEC_MODULES:
         if any(getattr(s, "name", None) == app.name and type(s).__name__ == "FrameworkSpec"
                for s in getattr(importlib.import_module(module), "SPECS", ())):

@@ -19,6 +19,8 @@ import socket
 import time
 from dataclasses import dataclass, field
 
+from .reflection import NotAReflection, Reflection, parse_header
+
 DEADLINE_S = 2.0  # after the last write: the awaited answers in, or the server closed, or it stalls
 PROBE_S = 1.0  # after the probe: its answer, or the close
 LINGER_S = 0.5  # after our EOF: the server's close
@@ -31,31 +33,6 @@ _H2_SETTINGS = 0x04
 # The connection's state once the answers are read (what a record pins as `close`). A reset is a close: whether
 # a server closing on unread bytes resets or ends the connection is the kernel's race, not the server's choice.
 CLOSED, KEPT, HELD = "closed", "kept", "held"
-
-
-@dataclass(frozen=True)
-class Reflection:
-    """What the app of a /reflect route was handed (the X-Reflect header of the design contract)."""
-
-    method: bytes
-    version: bytes
-    body_length: int
-    body_sha256: str
-    target_sha256: str
-
-
-def parse_reflection(value: bytes) -> Reflection | None:
-    """X-Reflect: <method> <version> <body_length> <body_sha256> <target_sha256>, method and version
-    percent-encoded outside ! to ~, `-` for an empty one; None where the value is not one."""
-    parts = value.split(b" ")
-    if len(parts) != 5 or not parts[2].isdigit():
-        return None
-
-    def decoded(text: bytes) -> bytes:
-        return b"" if text == b"-" else re.sub(rb"%([0-9A-Fa-f]{2})", lambda m: bytes([int(m.group(1), 16)]), text)
-
-    return Reflection(decoded(parts[0]), decoded(parts[1]), int(parts[2]), parts[3].decode("latin-1").lower(),
-                      parts[4].decode("latin-1").lower())
 
 
 def sha256(data: bytes) -> str:
@@ -127,8 +104,7 @@ def responses(data: bytes, methods: list[bytes], closed: bool) -> Stream:
             found.interim.append(status)
             pos = start
             continue
-        reflected = response.field(b"x-reflect")
-        response.reflection = parse_reflection(reflected[0]) if len(reflected) == 1 else None
+        response.reflection = _reflection(response.field(b"x-reflect"))
         index = len(found.responses)
         method = (response.reflection.method if response.reflection
                   else methods[index] if index < len(methods) else b"GET")
@@ -160,6 +136,16 @@ def responses(data: bytes, methods: list[bytes], closed: bool) -> Stream:
         found.responses.append(response)
         pos = stop
     return found
+
+
+def _reflection(values: list[bytes]) -> Reflection | None:
+    """An answer's X-Reflect (reflection.py reads it), None where it has none or not one of five fields."""
+    if len(values) != 1:
+        return None
+    try:
+        return parse_header(values[0].decode("latin-1"))
+    except NotAReflection:
+        return None
 
 
 def _chunked_end(data: bytes, pos: int) -> int:

@@ -47,6 +47,7 @@ class Row:
     tags: tuple[str, ...]
     role: str
     source: str  # the entry its inherited cells come from ("" for an owner)
+    owner: str = ""  # its parser owner (where the front columns run)
     cells: dict[str, dict] = field(default_factory=dict)  # case -> cell (with "from")
     unverified: str = ""  # why the row cannot be vouched for ("" : it can)
     fronts: dict[str, dict[str, dict]] = field(default_factory=dict)  # front -> case -> cell (the owner's columns)
@@ -86,10 +87,10 @@ def rows(sections: dict[str, dict | None]) -> list[Row]:
             current = grid.source(current)
         problems = [f"{n}: {why}" if n != entry.name else why for n in chain if (why := _fitness(n, sections))]
         row.unverified = "; ".join(problems)
+        row.owner = chain[-1]
         if not row.unverified:
             row.cells = grid.cells(entry.name, sections)
-            owner = chain[-1]
-            row.fronts = (sections[owner] or {}).get("columns", {})
+            row.fronts = (sections[row.owner] or {}).get("columns", {})
         out.append(row)
     return out
 
@@ -126,22 +127,25 @@ def _count(row: Row, effect: str, found: dict[str, list[str]]) -> str:
 
 
 def _front_cell(row: Row, front: str) -> str:
-    alone = {c for e in (verdict.DESYNC, verdict.ACCEPTS_INVALID) for c in row.by_effect().get(e, [])
-             if cases.BY_ID[c].cls == cases.SMUGGLING}
+    """Of the stack's smuggling-relevant cells that fail alone, how many still desync behind the front (the front
+    refusing or re-framing invalid input closes it: the server never sees those bytes)."""
+    alone = {c for e in verdict.FRONTED for c in row.by_effect().get(e, []) if cases.BY_ID[c].cls == cases.SMUGGLING
+             and row.cells[c]["from"] == row.owner}
     if not alone:
         return ""
     ran = row.fronts.get(front, {})
     if not ran:
         return "not run"
-    left = sorted(c for c in alone if ran.get(c, {}).get("effect") in (verdict.DESYNC, verdict.ACCEPTS_INVALID))
-    return f"still {len(left)}" if left else "closes them"
+    left = sorted(c for c in alone if ran.get(c, {}).get("effect") == verdict.DESYNC)
+    return f"[still {len(left)} desync](#{_anchor(row.owner, 'cells')})" if left else f"closes {len(alone)}"
 
 
 def page(sections: dict[str, dict | None], front_versions: dict[str, str]) -> str:
     model = rows(sections)
     fronts = sorted(front_versions)
     verified = [r for r in model if not r.unverified]
-    runs = sorted({(s["run"]["date"], s["run"]["commit"][:12]) for s in sections.values() if s and "run" in s})
+    runs = sorted({(sections[n]["run"]["date"], sections[n]["run"]["commit"][:12]) for n in (r.name for r in model)
+                   if not _fitness(n, sections)})
     lines = [
         "# HTTP/1.1 conformance per stack",
         "",
@@ -178,8 +182,9 @@ def page(sections: dict[str, dict | None], front_versions: dict[str, str]) -> st
         "## Per stack",
         "",
         "Counts of cells per effect (a stack's own cells and those it inherits); each links to the cells. The front "
-        "columns: of the stack's smuggling-relevant desync and accepts-invalid cells, how many a private nginx or "
-        "HAProxy in front still lets through.",
+        "columns: the parser owner's smuggling-relevant cells that do not pass alone, run again behind a private "
+        "nginx and HAProxy (each as it ships, on loopback): how many still desync through the front (a front "
+        "that refuses or re-frames invalid input closes it: the server never sees those bytes).",
         "",
     ]
     header = ["stack", "tag", "observed on", *verdict.EFFECTS, *(f"behind {f}" for f in fronts)]
@@ -210,27 +215,30 @@ def page(sections: dict[str, dict | None], front_versions: dict[str, str]) -> st
 
 
 def _cells_part(row: Row) -> list[str]:
-    if row.unverified:
-        return []
-    own = {c: cell for c, cell in row.cells.items() if cell["from"] == row.name and cell.get("effect")}
-    found = row.by_effect()
-    if not any(found.values()):
+    """An owner's failing cells (with the fronts' columns); a framework stack's own failing cells and a link to its
+    owner's; a client variant's link to its base stack."""
+    if row.unverified or not any(row.by_effect().values()):
         return []
     out = [f'<a id="{_anchor(row.name, "cells")}"></a>', f"### `{row.name}`", ""]
-    if row.role != grid.OWNER:
-        out += [f"Inherited from `{row.source}` but the cells below marked *own*.", ""]
-    fronts = sorted(row.fronts)
+    if row.role == grid.VARIANT:
+        return out + [f"Its grid is [`{row.source}`](#{_anchor(row.source, 'cells')})'s.", ""]
+    own = {c: cell for c, cell in row.cells.items() if cell["from"] == row.name and cell.get("effect")}
+    if row.role == grid.FRAMEWORK:
+        out += [f"Its app's cases below; every other cell is [`{row.owner}`](#{_anchor(row.owner, 'cells')})'s.", ""]
+    fronts = sorted(row.fronts) if row.role == grid.OWNER else []
     body = []
     for effect in verdict.EFFECTS:
-        for case_id in found.get(effect, []):
-            cell = row.cells[case_id]
-            mark = " (own)" if case_id in own and row.role != grid.OWNER else ""
+        for case_id in (c for c in sorted(own) if own[c]["effect"] == effect):
+            cell = own[case_id]
             behind = [row.fronts.get(f, {}).get(case_id, {}).get("effect") or
                       ("pass" if case_id in row.fronts.get(f, {}) else "") for f in fronts]
-            body.append([effect, f"`{case_id}`{mark}", cases.BY_ID[case_id].rfc, f"`{cell['answers']}`",
+            body.append([effect, f"`{case_id}`", cases.BY_ID[case_id].rfc, f"`{cell['answers']}`",
                          _md(cell.get("reading", "")), *behind])
-    out += [markdown_table(["effect", "case", "RFC", "answers", "what the server did", *(f"behind {f}" for f in fronts)],
-                           body), ""]
+    if body:
+        out += [markdown_table(["effect", "case", "RFC", "answers", "what the server did",
+                                *(f"behind {f}" for f in fronts)], body), ""]
+    else:
+        out += ["None of its app's cases fails.", ""]
     return out
 
 

@@ -38,6 +38,9 @@ NO_CLOSE, OVER_STRICT, NOT_OBSERVED = "no-close", "over-strict", "not-observed"
 PRECEDENCE = (DESYNC, CRASH, STALL, ACCEPTS_INVALID, NO_CLOSE, OVER_STRICT, NOT_OBSERVED)  # worst first
 EFFECTS = (DESYNC, ACCEPTS_INVALID, STALL, CRASH, NO_CLOSE, OVER_STRICT, NOT_OBSERVED)  # the page's order
 FAIL = "fail"
+# The effects of an owner's smuggling-relevant cell that make it run again behind each front (a refusal alone, or
+# a framing never observed, has nothing for a front to close)
+FRONTED = (DESYNC, ACCEPTS_INVALID, STALL, CRASH, NO_CLOSE)
 # A server's refusals (RFC 9110 15.5, 15.6.2, 15.6.6); 404 and 405 are the app's (the route contract)
 REFUSALS = frozenset((400, 408, 411, 413, 414, 417, 421, 431, 501, 505))
 HELLO = b"Hello, World!"
