@@ -63,9 +63,8 @@ def fronted(warmed):
         server = warmed(name)
         key = (front, server.port)
         if key not in current:
-            for old in current.values():
-                old.stop()
-            current.clear()
+            for old_key in [k for k in current if k[1] != server.port]:  # both fronts stay up for one server
+                current.pop(old_key).stop()
             current[key] = FRONTS[front][0](server.port).start()
         return current[key].port
 
