@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 from .reflection import NotAReflection, Reflection, parse_header
 
-DEADLINE_S = 2.0  # after the last write: the awaited answers in, or the server closed, or it stalls
-PROBE_S = 1.0  # after the probe: its answer, or the close
+DEADLINE_S = 3.0  # after the last write: the awaited answers in, or the server closed, or it stalls
+PROBE_S = 2.0  # after the probe: its answer, or the close
 LINGER_S = 0.5  # after our EOF: the server's close
 PAUSE_S = 0.3  # between the parts of a case written apart
 
