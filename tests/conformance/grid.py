@@ -10,6 +10,7 @@ describes (its server's adapter and spec, its app, the cases it ran), so a stale
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.util
 from pathlib import Path
@@ -105,15 +106,9 @@ def _digest(paths: list[Path]) -> str:
 
 
 def server_files(entry: catalog.Entry) -> list[Path]:
-    spec = entry.server_spec
     if entry.language == "go":
         return [ROOT / "servers" / "go" / "go.mod", ROOT / "servers" / "go" / "go.sum", *_go_files("internal")]
-    files = [_file_of(spec.serve_module)]
-    for module in catalog.SPEC_MODULES:
-        if any(getattr(s, "name", None) == spec.name and type(s).__name__ == "ServerSpec"
-               for s in getattr(importlib.import_module(module), "SPECS", ())):
-            files.append(_file_of(module))
-    return files
+    return [_file_of(entry.server_spec.serve_module)]
 
 
 def app_files(entry: catalog.Entry) -> list[Path]:
@@ -123,20 +118,28 @@ def app_files(entry: catalog.Entry) -> list[Path]:
     files = [_file_of(app.factory.partition(":")[0])]
     if app.parser_owner:  # what its reflections say is written by the shared reflection module
         files.append(_file_of("servers.apps.reflection"))
-    for module in catalog.SPEC_MODULES:
-        if any(getattr(s, "name", None) == app.name and type(s).__name__ == "FrameworkSpec"
-               for s in getattr(importlib.import_module(module), "SPECS", ())):
-            files.append(_file_of(module))
     return files
 
 
+def _spec(spec) -> str:
+    """A spec as it runs the stack: every field but its caveats (what the records found, said in words)."""
+    fields = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)
+              if f.name not in ("caveats", "combination_caveats")}
+    return repr(sorted(fields.items()))
+
+
+def _hash(paths: list[Path], spec) -> str:
+    return hashlib.sha256((_digest(paths) + _spec(spec)).encode()).hexdigest()
+
+
 def record_hashes(entry: catalog.Entry) -> dict[str, str]:
-    """What an entry's conformance record describes: its server's adapter and spec, its app (the bare app of
-    an owner; a framework stack's cells are its app's), the cases it runs, rendered in its mode."""
+    """What an entry's conformance record describes: its server's adapter and spec, its app and its spec (the bare
+    app of an owner; a framework stack's cells are its app's), the cases it runs, rendered in its mode. A spec's
+    caveats are left out: they say in words what the records found."""
     ran = selected(entry)
     if not ran:
         return {"inherits": base_entry(entry).name}
-    return {"server": _digest(server_files(entry)), "app": _digest(app_files(entry)),
+    return {"server": _hash(server_files(entry), entry.server_spec), "app": _hash(app_files(entry), entry.app_spec),
             "cases": hashlib.sha256((mode(entry) + cases.digest(ran)).encode()).hexdigest()}
 
 
