@@ -252,8 +252,10 @@ def _reproductions(model: list[Row], sections: dict[str, dict | None]) -> str:
             continue
         name = min(carriers, key=lambda n: (grid.role(catalog.get(n)) != grid.OWNER, len(n)))
         row = shown[name]
-        run = (sections.get(row.cells[next(iter(row.cells))]["from"]) or {}).get("run", {}) if row.cells else {}
-        version = ", ".join(f"{p} {v}" for p, v in run.get("versions", {}).items() if p in spec.packages) or "?"
+        versions: dict[str, str] = {}
+        for origin in {cell["from"] for cell in row.cells.values()}:
+            versions.update((sections.get(origin) or {}).get("run", {}).get("versions", {}))
+        version = ", ".join(f"{p} {v}" for p, v in sorted(versions.items()) if p in spec.packages) or "?"
         out += [f"### `{key}` ({version})", "", _md(catalog.CAVEATS[key]), "",
                 "Stacks: " + ", ".join(f"`{n}`" for n in carriers) + f". Reproduced on `{name}`:", ""]
         for case_id in spec.cases:
@@ -261,8 +263,7 @@ def _reproductions(model: list[Row], sections: dict[str, dict | None]) -> str:
             if not cell or not cell.get("effect"):
                 continue
             case = cases.BY_ID[case_id]
-            sent = case.request(cases.REFLECT if cell["from"] == grid.catalog.parser_owner(catalog.get(name)).name
-                                else cases.CONTRACT)
+            sent = case.request(grid.mode(catalog.get(cell["from"])))
             out += [f"- `{case_id}` (RFC {case.rfc}; {cell['effect']})" + (f": {_md(case.note)}" if case.note else ""),
                     "", "  ```", f"  in:  {sent[:240]!r}", f"  out: {cell['answers']}: {cell.get('reading', '')}",
                     "  ```", ""]
