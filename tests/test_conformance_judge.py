@@ -19,7 +19,6 @@ def short_deadlines(monkeypatch):
     """A stall shows after 0.6 s as well as after 2 s: the tests stay fast."""
     monkeypatch.setattr(observe, "DEADLINE_S", 0.6)
     monkeypatch.setattr(observe, "PROBE_S", 0.4)
-    monkeypatch.setattr(observe, "LINGER_S", 0.2)
 
 
 @pytest.fixture

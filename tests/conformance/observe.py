@@ -3,8 +3,8 @@
 observe() writes the case's parts on a fresh connection (a pause between parts, reading meanwhile), reads
 the answers until as many as the reference awaits are in (or the server closes, or a deadline), then writes
 a probe request and reads until the probe is answered (the connection was kept: and what the server read
-before it shows in the answers), the server closes, or a short deadline; a server that does neither gets our
-EOF and a last chance to close. The connection's state is what happened on the wire, never what a header
+before it shows in the answers) or the server closes; where neither comes at once, our EOF follows the probe
+(a server that lingers before closing then closes, one that kept the connection still answers the probe first). The connection's state is what happened on the wire, never what a header
 said. A case that ends its side (`eof`) shuts down our writing half instead of probing.
 
 responses() reads the bytes as HTTP/1.1 responses: a HEAD answer has no content (known from its X-Reflect,
@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from .reflection import NotAReflection, Reflection, parse_header
 
 DEADLINE_S = 3.0  # after the last write: the awaited answers in, or the server closed, or it stalls
-PROBE_S = 2.0  # after the probe: its answer, or the close
-LINGER_S = 0.5  # after our EOF: the server's close
+PROBE_QUICK_S = 0.3  # after the probe: its answer, or the close, before our EOF
+PROBE_S = 2.0  # after our EOF: the probe's answer, or the close
 PAUSE_S = 0.3  # between the parts of a case written apart
 
 _STATUS = re.compile(rb"HTTP/1\.([01]) ([1-9]\d\d)(?: [\t !-~\x80-\xff]*)?")
@@ -246,11 +246,16 @@ def observe(port: int, parts: tuple[bytes, ...], awaited: int, methods: list[byt
                     sock.sendall(probe)
                 except OSError:
                     closed = True
-                read(time.monotonic() + PROBE_S, lambda: settled(stream()) or any(
-                    r.end > probe_mark and probe_answered(r) for r in stream().responses))
-                if not closed and not any(r.end > probe_mark and probe_answered(r) for r in stream().responses):
-                    _shutdown(sock)  # no answer: our EOF, and a last chance to close
-                    read(time.monotonic() + LINGER_S, lambda: False)
+                def probe_done() -> bool:
+                    found = stream()
+                    return settled(found) or any(r.end > probe_mark and probe_answered(r) for r in found.responses)
+
+                read(time.monotonic() + PROBE_QUICK_S, probe_done)
+                if not closed and not probe_done():
+                    # Neither an answer nor EOF at once: our EOF ends a lingering close at once, and a server that
+                    # kept the connection still answers the probe before it sees the EOF.
+                    _shutdown(sock)
+                    read(time.monotonic() + PROBE_S, probe_done)
     finally:
         sock.close()
     seen.data = bytes(data)
