@@ -17,9 +17,14 @@ with its pools of clients, and granian refuses to start when the GIL is on; each
 threads run the app at the same time. Every request first checks that the GIL is still off
 (servers/core/gil_guard.py).
 
-Caveat: HTTP/1.1: granian checks no Host, hands `GET *` and the authority-form to the app, and a
-body with invalid chunk syntax too (the app answers, then granian closes), accepts NUL in a chunk
-extension [desync, crash, refuse-shape].
+Caveat: HTTP/1.1: granian hands the app a body with invalid chunk syntax (a size with `0x`, `+`,
+`-`, `_` or whitespace, a LF or CR in a chunk line, a bad terminator, an invalid trailer) and one
+its client cut short: WSGI apps read what came as the whole body, ASGI and RSGI apps fail and
+granian answers 500; a 64 KiB chunk extension gives a WSGI or RSGI app an empty body as if whole; it
+checks no Host, hands `GET *`, the authority-form and the HTTP/2 preface to the app, serves chunked
+twice, and refuses HTTP/1.2 and `Transfer-Encoding: chunked,`; it closes instead of reading a body a
+framework leaves unread when it is large or comes after the answer [desync, accepts-invalid, crash,
+over-strict, not-observed].
 
 Caveat: on free-threaded 3.13t granian's workers are threads of its one process: a worker that
 crashes (SIGKILL, a segfault in an extension) takes the whole server down, nothing replaces it.
@@ -28,8 +33,8 @@ Caveat: HTTP/1.1: granian 2.7.9 (the last release with cp313t wheels) reads a re
 Content-Length and Transfer-Encoding as chunked but keeps the connection open after answering it
 (RFC 9112 6.1 says close; 2.8.9 closes) [no-close].
 
-Caveat: HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an
-empty path, which the framework redirects to / or serves as / [refuse-shape].
+Caveat: HTTP/1.1: Falcon answers HEAD 405 where a resource has no on_head responder (RFC 9110 9.1: a
+general-purpose server MUST support HEAD): `HEAD /` is refused [over-strict].
 """
 # Generated from the specs by `python -m servers --write-entries`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -3,10 +3,10 @@
 from servers.adapters.sizing import THREADS_PER_WORKER
 from servers.core.specs import ASYNCIO_PATHS, WSGI, Caveat, ServerSpec
 
-_PARSER = Caveat("tornado-parser", "HTTP/1.1: tornado refuses valid chunk extensions and trailers (400) and routes "
-                                   "an absolute-form target as a path (404), hands `GET *` and the "
-                                   "authority-form to the app, keeps an HTTP/1.0 keep-alive connection after a "
-                                   "chunked body", effects=("no-close", "refuse-shape", "over-strict"))
+_PARSER = Caveat("tornado-parser", "HTTP/1.1: tornado refuses valid chunk extensions, trailer fields and Transfer-Encoding "
+                                   "lists with an empty element (400), routes an absolute-form target as a path (404), "
+                                   "hands `GET *` and the authority-form to the app, keeps an HTTP/1.0 keep-alive "
+                                   "connection after a chunked body", effects=("accepts-invalid", "no-close", "over-strict"))
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"tornado": ("tornado>=6.6.1",)}

@@ -1,5 +1,9 @@
 """BlackSheep's app (servers/apps/blacksheep_app.py)."""
-from servers.core.specs import ASGI, FrameworkSpec
+from servers.core.specs import ASGI, Caveat, FrameworkSpec
+
+# HTTP/1.1 conformance (tests/conformance): its router serves HEAD only where a handler is declared for it.
+_HEAD = Caveat("blacksheep-head", "HTTP/1.1: BlackSheep answers HEAD 405 on a route declared with @get (RFC 9110 9.1: "
+                                  "a general-purpose server MUST support HEAD)", effects=("over-strict",))
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"blacksheep": ("blacksheep>=2.6.4",)}
@@ -11,5 +15,6 @@ SPECS = (
                           "parameter, async handlers return text() and json(), which serializes per request. "
                           "Mongo through AsyncMongoClient and Redis through redis.asyncio, made in the worker's "
                           "loop.",
-                  pip_packages=("blacksheep",), lesson="blacksheep", code_paths=("blacksheep/", "essentials/")),
+                  pip_packages=("blacksheep",), lesson="blacksheep", code_paths=("blacksheep/", "essentials/"),
+                  combination_caveats=tuple((server, _HEAD) for server in ("uvicorn", "hypercorn", "granian-asgi"))),
 )

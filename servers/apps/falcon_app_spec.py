@@ -1,6 +1,13 @@
 """Falcon's WSGI app (servers/apps/falcon_app.py)."""
-from servers.adapters.granian_server_spec import EMPTY_PATH
-from servers.core.specs import WSGI, FrameworkSpec
+from servers.core.specs import WSGI, Caveat, FrameworkSpec
+
+# HTTP/1.1 conformance (tests/conformance): Falcon routes HEAD to an on_head responder only; its apps have on_get.
+HEAD = Caveat("falcon-head", "HTTP/1.1: Falcon answers HEAD 405 where a resource has no on_head responder (RFC 9110 "
+                             "9.1: a general-purpose server MUST support HEAD): `HEAD /` is refused",
+              effects=("over-strict",))
+WSGI_SERVERS = ("werkzeug", "werkzeug-threaded", "werkzeug-processes", "gunicorn-sync", "gunicorn-gthread",
+                "gunicorn-gevent", "gevent", "tornado-wsgi", "twisted-wsgi", "wsgiref", "granian-wsgi", "uwsgi",
+                "waitress")
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"falcon": ("falcon>=4.4.0", "werkzeug>=3.1.8")}
@@ -14,5 +21,5 @@ SPECS = (
                   details="pymongo's client and redis-py's pool are made when the app is built, in the "
                           "process that serves (after any fork).",
                   pip_packages=("falcon",), lesson="falcon", code_paths=("falcon/",), default_server="gunicorn-sync",
-                  combination_caveats=(("granian-wsgi", EMPTY_PATH),)),
+                  combination_caveats=tuple((server, HEAD) for server in WSGI_SERVERS)),
 )

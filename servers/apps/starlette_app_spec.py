@@ -1,5 +1,4 @@
 """Starlette's app (servers/apps/starlette_app.py)."""
-from servers.adapters.granian_server_spec import CONNECT, EMPTY_PATH
 from servers.core.specs import ASGI, FrameworkSpec
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
@@ -14,6 +13,5 @@ SPECS = (
                   details="Starlette's router dispatches to async endpoints, JSONResponse renders per request. "
                           "Mongo through AsyncMongoClient and Redis through "
                           "redis.asyncio, made in the worker's loop.",
-                  pip_packages=("starlette",), lesson="starlette-fastapi", code_paths=("starlette/", "anyio/"),
-                  combination_caveats=(("granian-asgi", EMPTY_PATH), ("granian-asgi", CONNECT))),
+                  pip_packages=("starlette",), lesson="starlette-fastapi", code_paths=("starlette/", "anyio/")),
 )

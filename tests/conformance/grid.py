@@ -54,8 +54,16 @@ def mode(entry: catalog.Entry) -> str:
 
 
 def selected(entry: catalog.Entry) -> tuple[cases.Case, ...]:
-    """The cases it runs itself."""
-    return {OWNER: cases.CASES, FRAMEWORK: cases.APP_SENSITIVE, VARIANT: ()}[role(entry)]
+    """The cases it runs itself: an owner every one; a framework stack the app-sensitive ones, and those a caveat
+    of its app on that server names (its app changes what the server does with them: Flask on granian's
+    free-threaded build leaves the connection held after any chunked body it does not read)."""
+    kind = role(entry)
+    if kind != FRAMEWORK:
+        return cases.CASES if kind == OWNER else ()
+    server_keys = {caveat.key for caveat in entry.server_spec.caveats}
+    own = {case for key in entry.caveats if key in known.KNOWN and key not in server_keys
+           for case in known.KNOWN[key].cases}
+    return tuple(case for case in cases.CASES if case.app or case.id in own)
 
 
 def entries(kind: str) -> list[catalog.Entry]:

@@ -7,9 +7,9 @@ the same order, a refusal where the owner refused, the same protocol switch, and
 kept, held). Two allowances, both because the framework's app never reads a body its route does not take:
 - where the owner's app read a body, the framework's server may close right after answering that request
   instead of draining the body: what follows is not observed, and the cell agrees as far as it goes;
-- where the owner's server refused, failed (5xx) or closed once its app read a broken body, the framework's
-  app may first answer the head (the server finds the error only when it drains the body), the refusal then
-  following or not.
+- where the owner's server refused, failed (5xx), closed or held the connection once its app read a broken or
+  endless body, the framework's app may first answer the head (the server finds the error only when it drains
+  the body), the refusal then following or not, and the connection closed.
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def _contract(label: str, method: str) -> frozenset[int] | None:
 def owed(owner_answers: str) -> tuple[list[tuple[frozenset[int] | None, str, bool]], str]:
     """The framework's answers the owner's imply: (statuses or None for any app answer, kind, a body was read)
     per answer, and the end state."""
-    tokens = owner_answers.split()
+    tokens = [t for t in owner_answers.split() if t != "dead"]  # a crash afterwards: the state is before it
     state = tokens[-1] if tokens and tokens[-1] in STATES else ""
     out = []
     for token in tokens:
@@ -55,7 +55,7 @@ def owed(owner_answers: str) -> tuple[list[tuple[frozenset[int] | None, str, boo
 def disagreement(owner_answers: str, framework_answers: str) -> str:
     """"" where they agree (as far as the framework's answers go), else how they differ."""
     wanted, owner_state = owed(owner_answers)
-    tokens = framework_answers.split()
+    tokens = [t for t in framework_answers.split() if t != "dead"]
     state = tokens[-1] if tokens and tokens[-1] in STATES else ""
     got = [t for t in tokens if t.isdigit() and int(t) >= 200 or t in ("101", "h2")]
     i = 0
@@ -86,9 +86,9 @@ def disagreement(owner_answers: str, framework_answers: str) -> str:
         i += 1
     if i < len(got):
         head = got[i]
-        if (i + 1 == len(got) and state == owner_state == "closed" and head.isdigit()
+        if (i + 1 == len(got) and state == "closed" and owner_state in ("closed", "held") and head.isdigit()
                 and int(head) not in verdict.REFUSALS and int(head) < 500):
-            return ""  # the owner's app read a body its server then closed on; this app answered the head first
+            return ""  # the owner's app was reading a body its server closed or held on; this app answered the head
         return f"{len(got) - i} answers more than the owner's server parsed requests ({owner_answers})"
     if state != owner_state and not (state == "closed" and wanted and wanted[-1][2]):
         return f"ends {state}, the owner's {owner_state} ({owner_answers})"

@@ -502,6 +502,11 @@ def _diverged(m: Match, answers: list[Item], seen: Observation, setup_: Setup,
         return OVER_STRICT, f"answered a valid request as another target ({why})"
     if why.startswith("served ") and " as " in why and not smuggled:
         return ACCEPTS_INVALID, f"{why}: the method changed"
+    later = [e.request for e in m.expected[m.at + 1:] if e.request is not None]
+    if item is not None and item.reflection and any(
+            item.reflection.target_sha256 in (sha256(r.target), sha256(r.path)) for r in later):
+        wanted = setup_.labels.get(sha256(want.request.target), "a request")
+        why = f"swallowed {wanted}: answered {setup_.labels.get(item.reflection.target_sha256, '?')} in its place"
     if not forwarded:
         return ACCEPTS_INVALID, why
     return DESYNC, why + (f"; {smuggled}" if smuggled and smuggled not in why else "")
