@@ -118,7 +118,9 @@ def failures_markdown(summary_rows: dict) -> str:
 # ---------------------------------------------------------------------------- the page
 
 def _md(text: str) -> str:
-    return html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
+    """Text for a Markdown table cell: control characters (a reflected method may hold a CR) escaped."""
+    text = "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode() for c in text)
+    return html.escape(text, quote=False).replace("|", "\\|")
 
 
 def _count(row: Row, effect: str, found: dict[str, list[str]]) -> str:
@@ -232,7 +234,7 @@ def _cells_part(row: Row) -> list[str]:
             cell = own[case_id]
             behind = [row.fronts.get(f, {}).get(case_id, {}).get("effect") or
                       ("pass" if case_id in row.fronts.get(f, {}) else "") for f in fronts]
-            body.append([effect, f"`{case_id}`", cases.BY_ID[case_id].rfc, f"`{cell['answers']}`",
+            body.append([effect, f"`{case_id}`", cases.BY_ID[case_id].rfc, f"`{_md(cell['answers'])}`",
                          _md(cell.get("reading", "")), *behind])
     if body:
         out += [markdown_table(["effect", "case", "RFC", "answers", "what the server did",
@@ -265,6 +267,6 @@ def _reproductions(model: list[Row], sections: dict[str, dict | None]) -> str:
             case = cases.BY_ID[case_id]
             sent = case.request(grid.mode(catalog.get(cell["from"])))
             out += [f"- `{case_id}` (RFC {case.rfc}; {cell['effect']})" + (f": {_md(case.note)}" if case.note else ""),
-                    "", "  ```", f"  in:  {sent[:240]!r}", f"  out: {cell['answers']}: {cell.get('reading', '')}",
+                    "", "  ```", f"  in:  {sent[:240]!r}", f"  out: {_md(cell['answers'])}: {_md(cell.get('reading', ''))}",
                     "  ```", ""]
     return "\n".join(out) + "\n"

@@ -301,8 +301,8 @@ def match(answers: list[Item], seen: Observation, framing: reference.Framing, se
         if k < len(wanted) or closes_at_end(framing):
             return result("kept")
         return result("extra")
-    if closes_at_end(framing) and seen.state == HELD:
-        return result("held")
+    if seen.state == HELD and (closes_at_end(framing) or framing.incomplete):
+        return result("held")  # the connection stays open past our EOF where it ends, or where the message never does
     return result("full")
 
 
@@ -425,7 +425,12 @@ def _explained(conforming: list[Match], seen: Observation, setup_: Setup) -> tup
         if unseen:
             return NOT_OBSERVED, f"answered {best.item}, then closed: {unseen} never seen"
         return PASS, f"{how}; closed after {best.item} answers"
-    return PASS, how + ("; held the connection it should close (no answer, no close)" if best.kind == "held" else "")
+    if best.kind == "held":
+        if best.error_refused or any(a.is_refusal() for a in items(seen)):
+            return PASS, how + "; held the connection after its refusal until past our EOF"
+        return STALL, (f"answered {best.item}, then held the connection past our EOF: neither refused nor closed where "
+                       "the message ends or never does")
+    return PASS, how
 
 
 def _owed(m: Match) -> int:
