@@ -9,8 +9,8 @@ A case is a template rendered in two modes (render()):
   does with a body the app leaves unread, and the framework's own routing and Host rules.
 Placeholders: {/} the route prefix (/reflect/ or /), {d} a body that is itself a request (GET {/}json),
 {c} the canary that follows (GET {/}nope), {n} {x} {X} the body's length in decimal, hex and upper-case
-hex (always with a letter in it), {d1} {d2} and {x1} {x2} the body and its hex length cut in two, {m} the canary's length, {w} {wx} 2^64 + the body's length in decimal
-and hex (a parser that wraps modulo 2^64 frames the body "right"), {xl} the length of "{x}\r\n".
+hex (always with a letter in it), {d1} {d2} and {x1} {x2} the body and its hex length cut in two, {m}
+the canary's length, {w} {wx} 2^64 + the body's length in decimal and hex (a parser that wraps modulo 2^64 frames the body "right"), {xl} the length of "{x}\r\n".
 
 No case says what its answers must be: the reference parser (reference.py) frames the rendered bytes,
 and the judge (verdict.py) compares the server's answers with that framing. A case only says what the
@@ -93,7 +93,8 @@ def render(template: bytes, mode: str) -> bytes:
     n, x = len(d), b"%x" % len(d)
     values = {b"{n}": b"%d" % n, b"{x}": x, b"{X}": x.upper(), b"{xl}": b"%d" % (len(x) + 2),
               b"{w}": b"%d" % (WRAP + n), b"{wx}": b"%x" % (WRAP + n), b"{m}": b"%d" % len(canary(mode)),
-              b"{x1}": x[:1], b"{x2}": x[1:], b"{d1}": d[:10], b"{d2}": d[10:], b"{d}": d, b"{c}": canary(mode), b"{/}": PREFIX[mode]}
+              b"{x1}": x[:1], b"{x2}": x[1:], b"{d1}": d[:10], b"{d2}": d[10:], b"{d}": d, b"{c}": canary(mode),
+              b"{/}": PREFIX[mode]}
     for key, value in values.items():
         template = template.replace(key, value)
     return template

@@ -4,8 +4,9 @@ observe() writes the case's parts on a fresh connection (a pause between parts, 
 the answers until as many as the reference awaits are in (or the server closes, or a deadline), then writes
 a probe request and reads until the probe is answered (the connection was kept: and what the server read
 before it shows in the answers) or the server closes; where neither comes at once, our EOF follows the probe
-(a server that lingers before closing then closes, one that kept the connection still answers the probe first). The connection's state is what happened on the wire, never what a header
-said. A case that ends its side (`eof`) shuts down our writing half instead of probing.
+(a server that lingers before closing then closes, one that kept the connection still answers the probe
+first). The connection's state is what happened on the wire, never what a header said. A case that ends its
+side (`eof`) shuts down our writing half instead of probing.
 
 responses() reads the bytes as HTTP/1.1 responses: a HEAD answer has no content (known from its X-Reflect,
 else from the method of the request at that position), 1xx answers are interim, a 101 ends the HTTP/1.1

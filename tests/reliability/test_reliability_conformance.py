@@ -2,16 +2,17 @@
 
 Each parser owner (catalog.parser_owner: a server's bare app, which reflects what its server handed it)
 runs every case of tests/conformance/cases.py in reflect mode; each framework stack runs the app-sensitive
-cases (bodies its app leaves unread, its own 404 and 405, Host) in contract mode and inherits the rest from
-its owner; a client variant inherits everything from its base entry. A case goes alone on a fresh
-connection, a probe follows the answers, and the judge (tests/conformance/verdict.py) holds the answers to
-the reference's framings of the same bytes; a fresh request must then still be answered (unless the probe was). Every cell is
-pinned in the stack's record (records/<entry>.json, tests/conformance/pinning.py), passes included: a cell
-that differs fails and prints the new one. Racy cells (a race declared in known.py) run several times, the
-worst kept. The owners' non-passing framing cells run again behind a private nginx and HAProxy (columns of
-the record). test_inherited_cells_agree runs every inherited case on one framework stack per server and
-holds it to its owner's cells (tests/conformance/inheritance.py says what "agrees" means). With
-CONFORMANCE_RECORD=1 the run writes the records; `python -m tests.conformance` writes docs/conformance.md.
+cases (bodies its app leaves unread, its own 404 and 405, Host, and those its app's caveats name) in contract
+mode and inherits the rest from its owner; a client variant inherits everything from its base entry. A case
+goes alone on a fresh connection, a probe follows the answers, and the judge (tests/conformance/verdict.py)
+holds the answers to the reference's framings of the same bytes; a fresh request must then still be answered
+(unless the probe was). Every cell is pinned in the stack's record (records/<entry>.json,
+tests/conformance/pinning.py), passes included: a cell that differs fails and prints the new one. Racy cells
+(a race declared in known.py) run several times, the worst kept. The owners' smuggling-relevant cells that
+fail alone run again behind a private nginx and HAProxy (columns of the record). test_inherited_cells_agree
+runs every inherited case on one framework stack per parser owner and holds it to the owner's cells
+(tests/conformance/inheritance.py says what "agrees" means). With CONFORMANCE_RECORD=1 the run writes the
+records; `python -m tests.conformance` writes docs/conformance.md.
 """
 from __future__ import annotations
 
