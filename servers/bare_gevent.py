@@ -13,13 +13,15 @@ greenlet: WSGIServer wraps each accepted socket in gevent's cooperative SSLSocke
 over the ssl module's _ssl) and handshakes before the request is read (gevent/server.py
 wrap_socket_and_handle); through gevent WSGIServer's ssl_context.
 
-Caveat: HTTP/1.1 (smuggling-relevant): gevent's pywsgi accepts invalid Content-Length, unknown or
-doubled Transfer-Encoding and `chunked` wrapped in bytes str.strip() removes (\x1c-\x1f, NBSP, NEL),
-keeps an HTTP/1.0 keep-alive connection after a chunked body, accepts invalid field names: expose it
-behind a proxy [desync, no-close, refuse-shape].
-
-Caveat: HTTP/1.1: the server passes a method that is no token (`G@T /`) on to the app, which answers
-it 405, where the server should refuse it (400) [refuse-shape].
+Caveat: HTTP/1.1 (smuggling-relevant): gevent's pywsgi frames a valid `Transfer-Encoding: ,
+chunked`, `chunked,`, `gzip, chunked` as no body (the chunked body is then read as requests; HAProxy
+forwards `chunked,` as it came, so that pair desyncs) and takes a bare CR for a line end (a hidden
+Content-Length honoured); it serves invalid Content-Length (`+61`, `0_61`, NBSP, two values), a
+Transfer-Encoding it cannot use (ignored) or wrapped in bytes str.strip() removes, invalid field
+names and request lines, NUL and LF in chunk extensions, checks no Host; keeps the connection after
+Content-Length with Transfer-Encoding and after an HTTP/1.0 keep-alive chunked body; answers 500 to
+a body cut short or a 2^64 length; refuses HEAD with a body [desync, accepts-invalid, crash, no-
+close, over-strict].
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -17,12 +17,12 @@ certfile and keyfile settings (--certfile, --keyfile).
 Caveat: with more than one worker each accepts one connection per loop turn (gunicorn #2266): a
 burst of new connections waits in the accept queue, some past 2 s at 256 at once.
 
-Caveat: HTTP/1.1: gunicorn echoes HTTP/1.2 in its status line, checks no Host, and hands a body with
-invalid chunk syntax to the app, which answers before it is read (refused, if at all, only after
-that answer) [refuse-shape].
-
-Caveat: HTTP/1.1: a keep-alive worker answers before reading the body, then sends a second response
-(400) when the unread chunked body proves invalid [no-close, refuse-shape].
+Caveat: HTTP/1.1: gunicorn hands the app a Content-Length body cut short by the client's EOF as if
+complete (wsgi.input ends without an error), checks no Host, echoes HTTP/1.2 in its status line (an
+answer no client reads), refuses Transfer-Encoding lists with an empty element (501) and trailer
+fields named Content-Length, Transfer-Encoding or Host (400); the sync worker closes after each
+answer, so a body a framework leaves unread is never read [accepts-invalid, over-strict, not-
+observed].
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

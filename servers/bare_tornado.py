@@ -13,9 +13,10 @@ tornado's SSLIOStream drives a non-blocking ssl.SSLSocket, the handshake include
 HTTP1Connection reads the request (tornado/iostream.py); through HTTPServer's ssl_options (an
 SSLContext).
 
-Caveat: HTTP/1.1: tornado refuses valid chunk extensions and trailers (400) and routes an absolute-
-form target as a path (404), hands `GET *` and the authority-form to the app, keeps an HTTP/1.0
-keep-alive connection after a chunked body [no-close, refuse-shape, over-strict].
+Caveat: HTTP/1.1: tornado refuses valid chunk extensions, trailer fields and Transfer-Encoding lists
+with an empty element (400), routes an absolute-form target as a path (404), hands `GET *` and the
+authority-form to the app, keeps an HTTP/1.0 keep-alive connection after a chunked body [accepts-
+invalid, no-close, over-strict].
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -14,9 +14,10 @@ pyOpenSSL's memory BIOs, the handshake included; through its SSL server endpoint
 (ssl:PORT:privateKey=KEY:certKey=CERT).
 
 Caveat: HTTP/1.1 (smuggling-relevant): twisted.web reads the body of `Transfer-Encoding: identity`
-as the next request, frames `chunked` then `identity` on two lines as chunked, routes an absolute-
-form target as a path (404), hands `GET *` and the authority-form to the app, checks no Host
-[desync, refuse-shape].
+as the next request (or not: a race), frames `chunked` then `identity` on two lines as chunked,
+checks no Host, hands `GET *` and the authority-form to the app, routes an absolute-form target as a
+path (404), refuses BWS in a chunk extension, HTTP/1.2 and a Transfer-Encoding list with an empty
+element, and waits for a CRLF after a head ended by bare LFs [accepts-invalid, over-strict, stall].
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

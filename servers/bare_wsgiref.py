@@ -14,15 +14,14 @@ refused.
 Not for production: wsgiref: single-threaded, HTTP/1.0, listen backlog of 5, no chunked request
 bodies.
 
-Caveat: HTTP/1.1: CPython's http.server parser takes a bare CR for a line end, accepts invalid field
-names and HTTP/1.10, answers bad versions without a status line, checks no Host, hands `GET *`, the
-authority-form and a NUL target to the app, and leaves Content-Length and Transfer-Encoding to the
-app's body reader, which takes invalid values and unknown codings [refuse-shape, over-strict].
-
-Caveat: HTTP/1.1: wsgiref hands an absolute-form target to the app as the path (404) [refuse-shape].
-
-Caveat: HTTP/1.1: the server passes a method that is no token (`G@T /`) on to the app, which answers
-it 405, where the server should refuse it (400) [refuse-shape].
+Caveat: HTTP/1.1: CPython's http.server parser takes a bare CR for a line end (a hidden Content-
+Length honoured), serves invalid field names, versions and request lines (HTTP/0.9 answered without
+a status line), checks no Host, hands `GET *`, the authority-form and a NUL target to the app and
+leaves Content-Length and Transfer-Encoding to the app's body reader, which takes invalid values and
+unknown codings (wsgiref and http.server read no chunked body: a valid one is read as requests;
+werkzeug's answers 500 to invalid chunk syntax, and loops allocating memory at EOF inside a chunk
+larger than what came); each closes after its answers (a body a framework leaves unread is never
+read) [desync, accepts-invalid, crash, stall, over-strict, not-observed].
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -19,9 +19,17 @@ ssl_key (--ssl-certificate, --ssl-keyfile).
 Caveat: each worker listens on its own SO_REUSEPORT socket: when one dies, the connections queued on
 its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1).
 
-Caveat: HTTP/1.1: granian checks no Host, hands `GET *` and the authority-form to the app, and a
-body with invalid chunk syntax too (the app answers, then granian closes), accepts NUL in a chunk
-extension [desync, crash, refuse-shape].
+Caveat: HTTP/1.1: granian hands the app a body with invalid chunk syntax (a size with `0x`, `+`,
+`-`, `_` or whitespace, a LF or CR in a chunk line, a bad terminator, an invalid trailer) and one
+its client cut short: WSGI apps read what came as the whole body, ASGI and RSGI apps fail and
+granian answers 500; a 64 KiB chunk extension gives a WSGI or RSGI app an empty body as if whole; it
+checks no Host, hands `GET *`, the authority-form and the HTTP/2 preface to the app, serves chunked
+twice, and refuses HTTP/1.2 and `Transfer-Encoding: chunked,`; it closes instead of reading a body a
+framework leaves unread when it is large or comes after the answer [desync, accepts-invalid, crash,
+over-strict, not-observed].
+
+Caveat: HTTP/1.1: BlackSheep answers HEAD 405 on a route declared with @get (RFC 9110 9.1: a
+general-purpose server MUST support HEAD) [over-strict].
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

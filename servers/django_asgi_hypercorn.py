@@ -19,11 +19,14 @@ uvloop's TLS protocol (uvloop/sslproto.pyx, Cython) drives an ssl.SSLObject over
 handshake included, before h11 sees a byte; Hypercorn offers h2 and http/1.1 by ALPN
 (Config.alpn_protocols); through Hypercorn's certfile and keyfile (--certfile, --keyfile).
 
-Caveat: HTTP/1.1 (smuggling-relevant): Hypercorn (h11) keeps the connection after a request with
-both Content-Length and Transfer-Encoding, accepts a bare CR and NUL in a chunk extension, serves
-HTTP/2.0 and lower-case methods, hands `GET *`, the authority-form and an absolute-form target to
-the app (404), checks no Host, and answers 400 instead of the request before the bytes that follow
-`Connection: close` or an HTTP/1.0 request [desync, crash, no-close, refuse-shape, over-strict].
+Caveat: HTTP/1.1: Hypercorn (h11) keeps the connection after Content-Length with Transfer-Encoding,
+serves a bare CR and NUL in a chunk extension, HTTP/2.0 request lines and lower-case methods, `GET
+*` and the authority-form, switches to HTTP/2 on an h2c upgrade and on the HTTP/2 preface (a front
+that forwards Upgrade lets clients past it), checks no Host value, routes an absolute-form target as
+a path (404), and refuses BWS in a chunk extension, 20-digit sizes, Transfer-Encoding lists with an
+empty element and the request before bytes that follow `Connection: close` or an HTTP/1.0 request;
+it closes instead of reading a body a framework leaves unread when it is large or comes after the
+answer [accepts-invalid, no-close, over-strict, not-observed].
 
 Caveat: a connection its client closes (FIN) before sending anything is held until the 5 s keep-
 alive timeout, not closed at once.
@@ -35,8 +38,8 @@ Caveat: a worker that dies is not replaced: Hypercorn's supervisor stops every w
 exits (1 here; `hypercorn` itself exits 0, so a restart-on-failure process manager leaves it down).
 
 Caveat: HTTP/1.1: Django answers 400 to a valid Host, `0.0.0.0=5000` (a reg-name may hold sub-
-delims, RFC 3986 3.2.2): get_host's pattern allows letters, digits, dots and dashes only [over-
-strict].
+delims, RFC 3986 3.2.2), and to an empty one (RFC 9112 3.2 has a client send it where the target has
+no authority): get_host's pattern allows letters, digits, dots and dashes only [over-strict].
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

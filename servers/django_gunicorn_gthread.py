@@ -20,16 +20,16 @@ Caveat: gunicorn 27's gthread worker hands each new connection to a pool thread 
 for its first bytes: more silent connections (browser pre-connects, a load tool's spare dials) than
 threads stall every other client meanwhile.
 
-Caveat: HTTP/1.1: gunicorn echoes HTTP/1.2 in its status line, checks no Host, and hands a body with
-invalid chunk syntax to the app, which answers before it is read (refused, if at all, only after
-that answer) [refuse-shape].
-
-Caveat: HTTP/1.1: a keep-alive worker answers before reading the body, then sends a second response
-(400) when the unread chunked body proves invalid [no-close, refuse-shape].
+Caveat: HTTP/1.1: gunicorn hands the app a Content-Length body cut short by the client's EOF as if
+complete (wsgi.input ends without an error), checks no Host, echoes HTTP/1.2 in its status line (an
+answer no client reads), refuses Transfer-Encoding lists with an empty element (501) and trailer
+fields named Content-Length, Transfer-Encoding or Host (400); the sync worker closes after each
+answer, so a body a framework leaves unread is never read [accepts-invalid, over-strict, not-
+observed].
 
 Caveat: HTTP/1.1: Django answers 400 to a valid Host, `0.0.0.0=5000` (a reg-name may hold sub-
-delims, RFC 3986 3.2.2): get_host's pattern allows letters, digits, dots and dashes only [over-
-strict].
+delims, RFC 3986 3.2.2), and to an empty one (RFC 9112 3.2 has a client send it where the target has
+no authority): get_host's pattern allows letters, digits, dots and dashes only [over-strict].
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

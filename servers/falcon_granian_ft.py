@@ -22,9 +22,14 @@ tokio threads, beside hyper's HTTP parsing), without the GIL: the Python threads
 requests only; granian's minimum is TLS 1.3 (ssl_protocol_min); through granian's ssl_cert and
 ssl_key (--ssl-certificate, --ssl-keyfile).
 
-Caveat: HTTP/1.1: granian checks no Host, hands `GET *` and the authority-form to the app, and a
-body with invalid chunk syntax too (the app answers, then granian closes), accepts NUL in a chunk
-extension [desync, crash, refuse-shape].
+Caveat: HTTP/1.1: granian hands the app a body with invalid chunk syntax (a size with `0x`, `+`,
+`-`, `_` or whitespace, a LF or CR in a chunk line, a bad terminator, an invalid trailer) and one
+its client cut short: WSGI apps read what came as the whole body, ASGI and RSGI apps fail and
+granian answers 500; a 64 KiB chunk extension gives a WSGI or RSGI app an empty body as if whole; it
+checks no Host, hands `GET *`, the authority-form and the HTTP/2 preface to the app, serves chunked
+twice, and refuses HTTP/1.2 and `Transfer-Encoding: chunked,`; it closes instead of reading a body a
+framework leaves unread when it is large or comes after the answer [desync, accepts-invalid, crash,
+over-strict, not-observed].
 
 Caveat: on free-threaded 3.13t granian's workers are threads of its one process: a worker that
 crashes (SIGKILL, a segfault in an extension) takes the whole server down, nothing replaces it.
@@ -37,8 +42,8 @@ Caveat: on free-threaded 3.13t granian 2.7.9 sometimes ends a SIGTERM after serv
 ("panic in a function that cannot unwind") and an abort, exit -6 (SIGABRT) instead of 0: a process
 manager sees a crash, and requests in flight are lost.
 
-Caveat: HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an
-empty path, which the framework redirects to / or serves as / [refuse-shape].
+Caveat: HTTP/1.1: Falcon answers HEAD 405 where a resource has no on_head responder (RFC 9110 9.1: a
+general-purpose server MUST support HEAD): `HEAD /` is refused [over-strict].
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -17,13 +17,20 @@ router process in front); through --https-socket ADDR,CERT,KEY (instead of --htt
 Caveat: a slow client holds a whole worker (--http-socket reads the request in the worker): deploy
 behind nginx with the uwsgi protocol, as uWSGI's docs say.
 
-Caveat: HTTP/1.1: uWSGI's --http-socket echoes the client's protocol in its status line (malformed
-responses), accepts invalid field names, hands invalid Content-Length and Transfer-Encoding values,
-invalid chunks and `GET *` to the app, checks no Host [refuse-shape].
+Caveat: HTTP/1.1 (smuggling-relevant): uWSGI's --http-socket hands a WSGI app no chunked body, so a
+valid chunked body is read as requests; it hands the app invalid Content-Length and Transfer-
+Encoding values, invalid chunks, invalid field names and request lines (HTTP/0.9, other versions,
+`GET *`, the authority-form), checks no Host, echoes the client's protocol in its status line
+(answers no client reads), refuses a bare LF line end and spaces around the target, and closes after
+each answer (a body a framework leaves unread is never read) [desync, accepts-invalid, over-strict,
+not-observed].
 
 Caveat: uWSGI's --http-socket decodes no chunked request body for the app: wsgi.input reads empty
 (only uWSGI's own uwsgi.chunked_read() reads one), so a WSGI app never sees the body (--http-
 chunked-input is its router's, not --http-socket's).
+
+Caveat: HTTP/1.1: Falcon answers HEAD 405 where a resource has no on_head responder (RFC 9110 9.1: a
+general-purpose server MUST support HEAD): `HEAD /` is refused [over-strict].
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -16,12 +16,15 @@ Every request first checks that the GIL is still off (servers/core/gil_guard.py)
 No HTTPS: waitress has no TLS: its docs say it "does not natively support TLS" and put it behind a
 reverse proxy that terminates it (docs/reverse-proxy.rst); --certfile and --keyfile are refused.
 
-Caveat: HTTP/1.1 (smuggling-relevant): waitress keeps the connection after Content-Length with
-Transfer-Encoding, ignores an empty Transfer-Encoding, honours Transfer-Encoding on HTTP/1.1 only
-(an HTTP/1.0 keep-alive request with Transfer-Encoding and Content-Length is framed by the latter: a
-request in the chunk data is answered), reads the requests after `0\n` as trailers, hands `GET *`,
-the authority-form, NUL and 64 KiB targets to the app, checks no Host [desync, no-close, refuse-
-shape].
+Caveat: HTTP/1.1 (smuggling-relevant): waitress ignores Transfer-Encoding on HTTP/1.0 (the chunked
+body is read as requests on a keep-alive connection; HAProxy forwards it so), keeps the connection
+after Content-Length with Transfer-Encoding, serves an empty Transfer-Encoding, chunked twice, a LF
+after the last chunk, invalid trailer names, HTTP/2.0 and version-less request lines, `GET *`, the
+authority-form and a NUL target, checks no Host, refuses BWS in a chunk extension, and waits for a
+CRLF after a head ended by bare LFs [desync, accepts-invalid, no-close, over-strict, stall].
+
+Caveat: HTTP/1.1: Falcon answers HEAD 405 where a resource has no on_head responder (RFC 9110 9.1: a
+general-purpose server MUST support HEAD): `HEAD /` is refused [over-strict].
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -17,8 +17,14 @@ handshake included, before httptools sees a byte; through uvicorn's ssl_certfile
 Caveat: uvicorn's httptools protocol answers a valid request followed in the same read by invalid
 bytes with a 400 alone: the valid request is dropped unanswered.
 
-Caveat: HTTP/1.1: uvicorn (httptools) serves HTTP/2.0 and HTTP/0.9 request lines, hands `GET *` to
-the app and checks no Host [crash, refuse-shape].
+Caveat: HTTP/1.1 (smuggling-relevant): uvicorn (httptools) answers a request that asks for an h2c
+upgrade and drops the request after it on that connection, serves HTTP/2.0 and HTTP/0.9 request
+lines and `GET *`, checks no Host, and refuses HTTP/1.2, BWS in a chunk extension, `Transfer-
+Encoding: chunked,` and trailer fields named Content-Length or Transfer-Encoding [desync, accepts-
+invalid, over-strict].
+
+Caveat: HTTP/1.1: FastAPI answers HEAD 405 on a path operation declared with @app.get (Starlette's
+own Route adds HEAD; RFC 9110 9.1: a general-purpose server MUST support HEAD) [over-strict].
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -15,12 +15,13 @@ uvloop's TLS protocol (uvloop/sslproto.pyx, Cython) drives an ssl.SSLObject, the
 Sanic's context allows TLS 1.2 and up with its own cipher list and offers http/1.1 only by ALPN
 (sanic/http/tls/context.py); through Sanic's ssl argument (a dict of cert and key).
 
-Caveat: HTTP/1.1 (smuggling-relevant): sanic accepts invalid chunk sizes, a two-byte chunk
-terminator, NUL and LF in chunk extensions, `\x1cchunked` and `\x1c47` (str.strip()), whitespace
-before the colon and invalid field names, keeps an HTTP/1.0 keep-alive connection after a chunked
-body: expose it behind a proxy [desync, no-close, refuse-shape].
-
-Caveat: HTTP/1.1: sanic serves `GET *` as `GET /` [refuse-shape].
+Caveat: HTTP/1.1 (smuggling-relevant): sanic serves invalid chunk sizes (`0x`, whitespace), a two-
+byte chunk terminator, NUL, LF and CR in chunk extensions, `\x1cchunked` and `\x1c61` (str.strip()),
+non-ASCII digits, whitespace before the colon and invalid field names, `GET *` as `GET /`, checks no
+Host, keeps an HTTP/1.0 keep-alive connection after a chunked body, refuses HTTP/1.2, lower-case and
+unknown methods, `CHUNKED`, Transfer-Encoding lists with an empty element and trailer fields, closes
+on an authority-form or NUL target without an answer, and waits for a CRLF after a head ended by
+bare LFs [accepts-invalid, no-close, over-strict, stall, not-observed].
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -16,11 +16,14 @@ uvloop's TLS protocol (uvloop/sslproto.pyx, Cython) drives an ssl.SSLObject over
 handshake included, before h11 sees a byte; Hypercorn offers h2 and http/1.1 by ALPN
 (Config.alpn_protocols); through Hypercorn's certfile and keyfile (--certfile, --keyfile).
 
-Caveat: HTTP/1.1 (smuggling-relevant): Hypercorn (h11) keeps the connection after a request with
-both Content-Length and Transfer-Encoding, accepts a bare CR and NUL in a chunk extension, serves
-HTTP/2.0 and lower-case methods, hands `GET *`, the authority-form and an absolute-form target to
-the app (404), checks no Host, and answers 400 instead of the request before the bytes that follow
-`Connection: close` or an HTTP/1.0 request [desync, crash, no-close, refuse-shape, over-strict].
+Caveat: HTTP/1.1: Hypercorn (h11) keeps the connection after Content-Length with Transfer-Encoding,
+serves a bare CR and NUL in a chunk extension, HTTP/2.0 request lines and lower-case methods, `GET
+*` and the authority-form, switches to HTTP/2 on an h2c upgrade and on the HTTP/2 preface (a front
+that forwards Upgrade lets clients past it), checks no Host value, routes an absolute-form target as
+a path (404), and refuses BWS in a chunk extension, 20-digit sizes, Transfer-Encoding lists with an
+empty element and the request before bytes that follow `Connection: close` or an HTTP/1.0 request;
+it closes instead of reading a body a framework leaves unread when it is large or comes after the
+answer [accepts-invalid, no-close, over-strict, not-observed].
 
 Caveat: a connection its client closes (FIN) before sending anything is held until the 5 s keep-
 alive timeout, not closed at once.

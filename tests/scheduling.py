@@ -10,7 +10,6 @@ group) reads them when it hands out the work, which it does only once every work
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from xdist.scheduler import LoadScopeScheduling

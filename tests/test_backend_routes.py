@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from backends.seed import REDIS_VALUE, seed_redis, user_name
+from backends.seed import REDIS_VALUE, user_name
 from servers.core import catalog
 from serverproc import SEED_USERS, ServerProcess
 

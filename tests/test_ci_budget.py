@@ -29,10 +29,10 @@ def test_a_failing_step_stops_the_run_with_its_status_and_still_prints_the_table
 
 
 def test_past_45_minutes_it_warns():
-    done = ci(f'STARTED=$(( $(date +%s) - 50 * 60 ))\nstep "slow" true')
+    done = ci('STARTED=$(( $(date +%s) - 50 * 60 ))\nstep "slow" true')
     assert done.returncode == 0 and "WARNING: 50 min is past the 45-minute budget" in done.stdout
 
 
 def test_past_60_minutes_the_run_fails_even_when_every_step_passed():
-    done = ci(f'STARTED=$(( $(date +%s) - 61 * 60 ))\nstep "slow" true')
+    done = ci('STARTED=$(( $(date +%s) - 61 * 60 ))\nstep "slow" true')
     assert done.returncode == 1 and "FAILED the budget: 61 min is past 60 min" in done.stdout

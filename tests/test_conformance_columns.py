@@ -4,11 +4,10 @@ request through a private HAProxy, and docs/conformance-columns.md against the s
 themselves are checked again under -m columns (tests/test_conformance_columns_run.py)."""
 from __future__ import annotations
 
-import socket
 
 import pytest
 
-from conformance import cases, columns, fronts, haproxy, recorder, wire
+from conformance import cases, columns, fronts, haproxy, recorder
 from servers.core import catalog, server_options
 
 GET = b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"
@@ -68,13 +67,13 @@ def test_haproxy_forwards_a_post_and_refuses_cl_and_te():
     upstream = recorder.Recorder().start()
     proxy = haproxy.Haproxy(upstream.port).start()
     try:
-        valid = next(c for c in cases.CASES if c.id == "cl-valid")
-        assert wire.send(proxy.port, valid.request, 2).statuses == [200, 200]
+        valid = cases.BY_ID["cl-valid"]
+        assert [r.status for r in fronts.send(proxy.port, valid.request(cases.CONTRACT), 2).responses] == [200, 200]
         framed, rest = recorder.messages(b"".join(upstream.forwarded()))
-        assert len(framed) == 2 and rest == b"" and framed[0].body == cases.BODY
+        assert len(framed) == 2 and rest == b"" and framed[0].body == cases.body(cases.CONTRACT)
         upstream.clear()
         smuggle = b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
-        wire.send(proxy.port, smuggle, 1)
+        fronts.send(proxy.port, smuggle, 1)
         framed, rest = recorder.messages(b"".join(upstream.forwarded()))
         assert rest == b"" and all(not m.fields(b"content-length") for m in framed)  # never both
     finally:
@@ -83,11 +82,11 @@ def test_haproxy_forwards_a_post_and_refuses_cl_and_te():
 
 
 def test_outcome_names_what_the_front_did():
-    valid = next(c for c in cases.CASES if c.id == "cl-valid")
-    head, _, rest = valid.request.partition(b"\r\n\r\n")
+    valid = cases.BY_ID["cl-valid"]
+    head, _, rest = valid.request(cases.CONTRACT).partition(b"\r\n\r\n")
     assert fronts.outcome(valid, []) == "refused"
     assert fronts.outcome(valid, [head + b"\r\nX-Forwarded-For: 1\r\n\r\n" + rest]) == "unchanged"
-    rechunked = head.replace(b"Content-Length: 5", b"Transfer-Encoding: chunked") + b"\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+    rechunked = head.replace(b"Content-Length: 61", b"Transfer-Encoding: chunked") + b"\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
     assert fronts.outcome(valid, [rechunked]) == "normalized"
 
 

@@ -19,11 +19,16 @@ SPECS = (
                        "before the app is imported and serves a greenlet per connection. The parent only "
                        "supervises: it replaces a crashed worker and passes SIGTERM on.",
                caveats=(Caveat("gevent-parser",
-                               "HTTP/1.1 (smuggling-relevant): gevent's pywsgi accepts invalid Content-Length, "
-                               "unknown or doubled Transfer-Encoding and `chunked` wrapped in bytes str.strip() removes "
-                               "(\\x1c-\\x1f, NBSP, NEL), keeps an HTTP/1.0 keep-alive connection after a chunked "
-                               "body, accepts invalid field names: expose it behind a proxy",
-                               effects=("desync", "no-close", "refuse-shape")),),
+                               "HTTP/1.1 (smuggling-relevant): gevent's pywsgi frames a valid `Transfer-Encoding: "
+                               ", chunked`, `chunked,`, `gzip, chunked` as no body (the chunked body is then read as "
+                               "requests; HAProxy forwards `chunked,` as it came, so that pair desyncs) and takes a "
+                               "bare CR for a line end (a hidden Content-Length honoured); it serves invalid "
+                               "Content-Length (`+61`, `0_61`, NBSP, two values), a Transfer-Encoding it cannot use "
+                               "(ignored) or wrapped in bytes str.strip() removes, invalid field names and request "
+                               "lines, NUL and LF in chunk extensions, checks no Host; keeps the connection after "
+                               "Content-Length with Transfer-Encoding and after an HTTP/1.0 keep-alive chunked body; "
+                               "answers 500 to a body cut short or a 2^64 length; refuses HEAD with a body",
+                               effects=("desync", "accepts-invalid", "crash", "no-close", "over-strict")),),
                pip_packages=("gevent",), lesson="gevent-prefork", code_paths=("gevent/", "greenlet/"),
                replaces_dead_workers=True),
 )

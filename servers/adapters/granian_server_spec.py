@@ -15,18 +15,16 @@ _KILL_RESETS = Caveat("reuseport-kill-resets",
                       "on its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1)",
                       # timing-dependent: only a connection that reaches the dying worker's socket is reset
                       evidence=(("test_killed_worker_is_replaced[{name}]", False),), free_threaded=False)
-_PARSER = Caveat("granian-parser", "HTTP/1.1: granian checks no Host, hands `GET *` and the authority-form to "
-                                    "the app, and a body with invalid chunk syntax too (the app answers, then "
-                                    "granian closes), accepts NUL in a chunk extension",
-                                    effects=("desync", "crash", "refuse-shape"))
-# What granian passes on that some frameworks mishandle: their apps' specs name these as combination
-# caveats (BlackSheep's and Emmett's answer 404, as the contract asks; the Host rules are the app's
-# FrameworkSpec.host_checks where it enforces them itself).
-EMPTY_PATH = Caveat("granian-empty-path",
-                    "HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an empty "
-                    "path, which the framework redirects to / or serves as /", effects=("refuse-shape",))
-CONNECT = Caveat("granian-connect", "HTTP/1.1: granian hands CONNECT to the ASGI app, which redirects it (307; Django's 301)",
-                 effects=("refuse-shape",))
+_PARSER = Caveat("granian-parser", "HTTP/1.1: granian hands the app a body with invalid chunk syntax (a size "
+                                    "with `0x`, `+`, `-`, `_` or whitespace, a LF or CR in a chunk line, a bad "
+                                    "terminator, an invalid trailer) and one its client cut short: WSGI apps read "
+                                    "what came as the whole body, ASGI and RSGI apps fail and granian answers 500; "
+                                    "a 64 KiB chunk extension gives a WSGI or RSGI app an empty body as if whole; "
+                                    "it checks no Host, hands `GET *`, the authority-form and the HTTP/2 preface to "
+                                    "the app, serves chunked twice, and refuses HTTP/1.2 and "
+                                    "`Transfer-Encoding: chunked,`; it closes instead of reading a body a "
+                                    "framework leaves unread when it is large or comes after the answer",
+                 effects=("desync", "accepts-invalid", "crash", "over-strict", "not-observed"))
 # The safety settings its users turn on (grid columns: tests/conformance/settings.py): granian's HTTP/1 options.
 _SETTINGS = (Setting("keep-alive-off", "HTTP/1 keep-alive off (--no-http1-keep-alive): the connection closes "
                                        "after each response", options=(("http1_settings", (("keep_alive", False),)),)),)

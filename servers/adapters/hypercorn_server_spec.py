@@ -28,13 +28,16 @@ SPECS = (
                        f"{GRACE_SECONDS:g} s, but the supervisor waits only for the first to exit and terminates the "
                        f"others, dropping their requests in flight.",
                caveats=(Caveat("hypercorn-h11",
-                               "HTTP/1.1 (smuggling-relevant): Hypercorn (h11) keeps the connection after a request "
-                               "with both Content-Length and Transfer-Encoding, accepts a bare CR and NUL in a chunk "
-                               "extension, serves HTTP/2.0 and lower-case methods, hands `GET *`, the "
-                               "authority-form and an absolute-form target to the app (404), checks no Host, and "
-                               "answers 400 instead of the request before the bytes that follow `Connection: close` "
-                               "or an HTTP/1.0 request",
-                               effects=("desync", "crash", "no-close", "refuse-shape", "over-strict")),
+                               "HTTP/1.1: Hypercorn (h11) keeps the connection after Content-Length with "
+                               "Transfer-Encoding, serves a bare CR and NUL in a chunk extension, HTTP/2.0 request "
+                               "lines and lower-case methods, `GET *` and the authority-form, switches to HTTP/2 on "
+                               "an h2c upgrade and on the HTTP/2 preface (a front that forwards Upgrade lets clients "
+                               "past it), checks no Host value, routes an absolute-form target as a path (404), and "
+                               "refuses BWS in a chunk extension, 20-digit sizes, Transfer-Encoding lists with an "
+                               "empty element and the request before bytes that follow `Connection: close` or an "
+                               "HTTP/1.0 request; it closes instead of reading a body a framework leaves unread when it is large "
+                               "or comes after the answer",
+                               effects=("accepts-invalid", "no-close", "over-strict", "not-observed")),
                         Caveat("hypercorn-eof-idle",
                                "a connection its client closes (FIN) before sending anything is held until the 5 s "
                                "keep-alive timeout, not closed at once",

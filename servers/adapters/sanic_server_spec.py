@@ -13,11 +13,15 @@ SPECS = (
                details="The main process binds, then manages --workers spawned workers and replaces one that "
                        "dies; each worker runs an asyncio (uvloop) loop with the app's async handlers.",
                caveats=(Caveat("sanic-parser",
-                               "HTTP/1.1 (smuggling-relevant): sanic accepts invalid chunk sizes, a two-byte "
-                               "chunk terminator, NUL and LF in chunk extensions, `\\x1cchunked` and `\\x1c47` "
-                               "(str.strip()), whitespace before the colon and invalid field names, keeps an "
-                               "HTTP/1.0 keep-alive connection after a chunked body: expose it behind a proxy",
-                               effects=("desync", "no-close", "refuse-shape")),),
+                               "HTTP/1.1 (smuggling-relevant): sanic serves invalid chunk sizes (`0x`, whitespace), a"
+                               " two-byte chunk terminator, NUL, LF and CR in chunk extensions, `\\x1cchunked` and "
+                               "`\\x1c61` (str.strip()), non-ASCII digits, whitespace before the colon and invalid "
+                               "field names, `GET *` as `GET /`, checks no Host, keeps an HTTP/1.0 keep-alive "
+                               "connection after a chunked body, refuses HTTP/1.2, lower-case and unknown methods, "
+                               "`CHUNKED`, Transfer-Encoding lists with an empty element and trailer fields, closes "
+                               "on an authority-form or NUL target without an answer, and waits for a CRLF after a "
+                               "head ended by bare LFs",
+                               effects=('accepts-invalid', 'no-close', 'over-strict', 'stall', 'not-observed')),),
                # the safety settings its users turn on (grid columns: tests/conformance/settings.py)
                settings=(Setting("keep-alive-off", "KEEP_ALIVE=False: the connection closes after each response",
                                  env=(("SANIC_KEEP_ALIVE", "False"),)),),

@@ -3,10 +3,10 @@
 from servers.adapters.sizing import THREADS_PER_WORKER
 from servers.core.specs import ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, WSGI, Caveat, ServerSpec, Tls
 
-_PARSER = Caveat("tornado-parser", "HTTP/1.1: tornado refuses valid chunk extensions and trailers (400) and routes "
-                                   "an absolute-form target as a path (404), hands `GET *` and the "
-                                   "authority-form to the app, keeps an HTTP/1.0 keep-alive connection after a "
-                                   "chunked body", effects=("no-close", "refuse-shape", "over-strict"))
+_PARSER = Caveat("tornado-parser", "HTTP/1.1: tornado refuses valid chunk extensions, trailer fields and Transfer-Encoding "
+                                   "lists with an empty element (400), routes an absolute-form target as a path (404), "
+                                   "hands `GET *` and the authority-form to the app, keeps an HTTP/1.0 keep-alive "
+                                   "connection after a chunked body", effects=("accepts-invalid", "no-close", "over-strict"))
 
 _TLS = Tls(SSL_MODULE, setting="HTTPServer's ssl_options (an SSLContext)", native=SSL_NATIVE, code_paths=SSL_PATHS,
            where="on each process's event-loop thread: tornado's SSLIOStream drives a non-blocking ssl.SSLSocket, "

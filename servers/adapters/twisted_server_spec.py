@@ -3,10 +3,13 @@
 from servers.adapters.sizing import THREADS_PER_WORKER
 from servers.core.specs import ASYNCIO_PATHS, WSGI, Caveat, ServerSpec, Tls
 
-_WEB = Caveat("twisted-web", "HTTP/1.1 (smuggling-relevant): twisted.web reads the body of `Transfer-Encoding: "
-                             "identity` as the next request, frames `chunked` then `identity` on two lines as "
-                             "chunked, routes an absolute-form target as a path (404), hands `GET *` and the "
-                             "authority-form to the app, checks no Host", effects=("desync", "refuse-shape"))
+_WEB = Caveat("twisted-web",
+              "HTTP/1.1 (smuggling-relevant): twisted.web reads the body of `Transfer-Encoding: identity` as the next"
+              " request (or not: a race), frames `chunked` then `identity` on two lines as chunked, checks no Host, "
+              "hands `GET *` and the authority-form to the app, routes an absolute-form target as a path (404), "
+              "refuses BWS in a chunk extension, HTTP/1.2 and a Transfer-Encoding list with an empty element, and "
+              "waits for a CRLF after a head ended by bare LFs",
+              effects=('accepts-invalid', 'over-strict', 'stall'))
 
 # TLS: twisted's own, on pyOpenSSL (twisted[tls]), not the ssl module.
 _TLS = Tls("pyOpenSSL (OpenSSL through cffi)", setting="its SSL server endpoint (ssl:PORT:privateKey=KEY:certKey=CERT)",

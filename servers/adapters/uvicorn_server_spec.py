@@ -29,8 +29,12 @@ SPECS = (
                                # the barrage is random: a run may send no pipelined garbage
                                evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", False),)),
                         Caveat("uvicorn-httptools",
-                               "HTTP/1.1: uvicorn (httptools) serves HTTP/2.0 and HTTP/0.9 request lines, "
-                               "hands `GET *` to the app and checks no Host", effects=("crash", "refuse-shape"))),
+                               "HTTP/1.1 (smuggling-relevant): uvicorn (httptools) answers a request that asks for an"
+                               " h2c upgrade and drops the request after it on that connection, serves HTTP/2.0 and "
+                               "HTTP/0.9 request lines and `GET *`, checks no Host, and refuses HTTP/1.2, BWS in a "
+                               "chunk extension, `Transfer-Encoding: chunked,` and trailer fields named "
+                               "Content-Length or Transfer-Encoding",
+                               effects=('desync', 'accepts-invalid', 'over-strict'))),
                # the safety settings its users turn on (grid columns: tests/conformance/settings.py)
                settings=(Setting("h11", "uvicorn's pure-Python h11 protocol (--http h11) instead of httptools",
                                  options=(("http", "h11"),)),),

@@ -26,10 +26,14 @@ SPECS = (
                                "worker): deploy behind nginx with the uwsgi protocol, as uWSGI's docs say",
                                evidence=(("test_slow_headers_do_not_stall_other_clients[{name}]", True),)),
                         Caveat("uwsgi-http-socket",
-                               "HTTP/1.1: uWSGI's --http-socket echoes the client's protocol in its status line "
-                               "(malformed responses), accepts invalid field names, hands invalid Content-Length "
-                               "and Transfer-Encoding values, invalid chunks and `GET *` to the app, checks no Host",
-                               effects=("refuse-shape",)),
+                               "HTTP/1.1 (smuggling-relevant): uWSGI's --http-socket hands a WSGI app no chunked "
+                               "body, so a valid chunked body is read as requests; it hands the app invalid "
+                               "Content-Length and Transfer-Encoding values, invalid chunks, invalid field names "
+                               "and request lines (HTTP/0.9, other versions, `GET *`, the authority-form), checks "
+                               "no Host, echoes the client's protocol in its status line (answers no client "
+                               "reads), refuses a bare LF line end and spaces around the target, and closes after "
+                               "each answer (a body a framework leaves unread is never read)",
+                               effects=("desync", "accepts-invalid", "over-strict", "not-observed")),
                         Caveat("uwsgi-chunked-body",
                                "uWSGI's --http-socket decodes no chunked request body for the app: wsgi.input "
                                "reads empty (only uWSGI's own uwsgi.chunked_read() reads one), so a WSGI app never "

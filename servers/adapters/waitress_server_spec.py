@@ -19,13 +19,14 @@ SPECS = (
                        "(connection_limit), the rest waiting unaccepted. SIGTERM stops the loop and its "
                        "threads.",
                caveats=(Caveat("waitress-parser",
-                               "HTTP/1.1 (smuggling-relevant): waitress keeps the connection after Content-Length "
-                               "with Transfer-Encoding, ignores an empty Transfer-Encoding, honours Transfer-Encoding "
-                               "on HTTP/1.1 only (an HTTP/1.0 keep-alive request with Transfer-Encoding and "
-                               "Content-Length is framed by the latter: a request in the chunk data is answered), "
-                               "reads the requests after `0\\n` as trailers, hands `GET *`, the authority-form, NUL "
-                               "and 64 KiB targets to the app, checks no Host",
-                               effects=("desync", "no-close", "refuse-shape")),),
+                               "HTTP/1.1 (smuggling-relevant): waitress ignores Transfer-Encoding on HTTP/1.0 (the "
+                               "chunked body is read as requests on a keep-alive connection; HAProxy forwards it so),"
+                               " keeps the connection after Content-Length with Transfer-Encoding, serves an empty "
+                               "Transfer-Encoding, chunked twice, a LF after the last chunk, invalid trailer names, "
+                               "HTTP/2.0 and version-less request lines, `GET *`, the authority-form and a NUL "
+                               "target, checks no Host, refuses BWS in a chunk extension, and waits for a CRLF after "
+                               "a head ended by bare LFs",
+                               effects=('desync', 'accepts-invalid', 'no-close', 'over-strict', 'stall')),),
                pip_packages=("waitress",), lesson="waitress", code_paths=("waitress/",),
                free_threaded="its 16 threads run the app at the same time; its one event-loop thread still "
                              "reads every request and writes every response, one connection at a time."),

@@ -1,5 +1,5 @@
 """The stdlib's reference WSGI server (servers/adapters/wsgiref_server.py)."""
-from servers.core.specs import HTTP_SERVER_PARSER, SOCKETSERVER_PATHS, WSGI, Caveat, ServerSpec, Tls
+from servers.core.specs import HTTP_SERVER_PARSER, SOCKETSERVER_PATHS, WSGI, ServerSpec, Tls
 
 SPECS = (
     ServerSpec(name="wsgiref", interface=WSGI, serve="servers.adapters.wsgiref_server:serve", model="sync",
@@ -12,9 +12,6 @@ SPECS = (
                # no chunked request bodies: wsgi.input is the connection itself (an app that reads a chunked body to its
                # end, as PEP 3333 allows, waits for the client to close; tests/test_reflection.py)
                dev_only="wsgiref: single-threaded, HTTP/1.0, listen backlog of 5, no chunked request bodies",
-               caveats=(HTTP_SERVER_PARSER,
-                        Caveat("wsgiref-absolute-form",
-                               "HTTP/1.1: wsgiref hands an absolute-form target to the app as the path (404)",
-                               effects=("refuse-shape",))),
+               caveats=(HTTP_SERVER_PARSER,),
                lesson="wsgiref", code_paths=("wsgiref/", *SOCKETSERVER_PATHS)),
 )

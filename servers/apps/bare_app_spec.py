@@ -6,7 +6,6 @@ and the reflection route (servers/apps/reflection.py): it runs on every WSGI ser
 but werkzeug's forking one, which shares the threaded one's parser and connection loop
 (servers/adapters/werkzeug_dev_spec.py says why).
 """
-from servers.apps.flask_app_spec import METHOD_NOT_TOKEN, METHOD_NOT_TOKEN_SERVERS, UWSGI_HTTP09
 from servers.core.specs import WSGI, FrameworkSpec
 
 _SERVERS = ("werkzeug", "werkzeug-threaded", "gunicorn-sync", "gunicorn-gthread", "gunicorn-gevent", "gevent",
@@ -19,7 +18,5 @@ SPECS = (
                   details="The app is servers.apps.bare_app: a plain PEP 3333 callable (hello and json only), "
                           "the server alone plus the reflection route (/reflect answers with the method, target, "
                           "version, header fields and body the server handed the app).",
-                  ops=("hello", "json"), servers=_SERVERS,
-                  combination_caveats=(*((server, METHOD_NOT_TOKEN) for server in METHOD_NOT_TOKEN_SERVERS
-                                         if server in _SERVERS), ("uwsgi", UWSGI_HTTP09))),
+                  ops=("hello", "json"), servers=_SERVERS),
 )

@@ -1,5 +1,4 @@
 """Django's WSGI application (servers/apps/django_app.py)."""
-from servers.adapters.granian_server_spec import EMPTY_PATH
 from servers.core.specs import WSGI, Caveat, FrameworkSpec
 
 # A request without Host reaches Django with an empty one on granian, in either interface.
@@ -13,12 +12,13 @@ GRANIAN_EMPTY_HOST = Caveat(
 METHOD_UPPER = Caveat(
     "django-method-upper",
     "HTTP/1.1: granian passes a lower-case method on and Django upper-cases it (HttpRequest.method): "
-    "`get / HTTP/1.1` is served as GET (200), not refused", effects=("refuse-shape",))
+    "`get / HTTP/1.1` is served as GET (200), not refused", effects=("accepts-invalid",))
 # HTTP/1.1 conformance (tests/conformance): on every server of either interface.
 HOST_REG_NAME = Caveat(
     "django-host-reg-name",
     "HTTP/1.1: Django answers 400 to a valid Host, `0.0.0.0=5000` (a reg-name may hold sub-delims, RFC 3986 "
-    "3.2.2): get_host's pattern allows letters, digits, dots and dashes only", effects=("over-strict",))
+    "3.2.2), and to an empty one (RFC 9112 3.2 has a client send it where the target has no authority): "
+    "get_host's pattern allows letters, digits, dots and dashes only", effects=("over-strict",))
 # get_host validates the Host value (its syntax, ALLOWED_HOSTS): a repeated Host, joined into one value,
 # fails it too. A missing Host falls back on SERVER_NAME (the scope's server in ASGI): served.
 HOST_CHECKS = ("twice", "invalid")
@@ -44,7 +44,7 @@ SPECS = (
                   template_paths=TEMPLATE_PATHS,
                   servers=("gunicorn-sync", "gunicorn-gthread", "granian-wsgi"),
                   host_checks=HOST_CHECKS,
-                  combination_caveats=(("granian-wsgi", GRANIAN_EMPTY_HOST), ("granian-wsgi", EMPTY_PATH),
+                  combination_caveats=(("granian-wsgi", GRANIAN_EMPTY_HOST),
                                        ("granian-wsgi", METHOD_UPPER),
                                        *((server, HOST_REG_NAME) for server in ("gunicorn-sync", "gunicorn-gthread",
                                                                                 "granian-wsgi")))),

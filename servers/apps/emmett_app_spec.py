@@ -1,5 +1,9 @@
 """Emmett's app (servers/apps/emmett_app.py), served through granian's RSGI interface."""
-from servers.core.specs import RSGI, FrameworkSpec
+from servers.core.specs import RSGI, Caveat, FrameworkSpec
+
+# HTTP/1.1 conformance (tests/conformance): its router matches the method with the path.
+_METHOD_404 = Caveat("emmett-method-404", "HTTP/1.1: Emmett answers a method its route does not take (`FOO /`, "
+                                          "`get /`) with 404, not 405 (RFC 9110 15.5.6)", effects=("over-strict",))
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 # Emmett's JSON is orjson when installed; granian serves it (RSGI).
@@ -17,5 +21,6 @@ SPECS = (
                   # after the template file)
                   template_paths=("renoir/", "emmett/templating/", "fortunes.html"),
                   code_paths=("emmett/", "emmett_core/"),
-                  json_paths=("json/", "orjson")),  # orjson: the anatomy's json layer
+                  json_paths=("json/", "orjson"),  # orjson: the anatomy's json layer
+                  combination_caveats=(("granian-rsgi", _METHOD_404),)),
 )

@@ -1,4 +1,5 @@
 """Falcon's ASGI app (servers/apps/falcon_asgi_app.py)."""
+from servers.apps.falcon_app_spec import HEAD
 from servers.core.specs import ASGI, JINJA2_PATHS, Caveat, FrameworkSpec
 
 SPECS = (
@@ -22,5 +23,6 @@ SPECS = (
                       "falcon-asgi-http-version",
                       "HTTP/1.1: Hypercorn hands an HTTP/1.2 request line to the app as http_version 1.2, and "
                       "Falcon's ASGI app refuses such a scope by raising: Hypercorn answers it 500",
-                      effects=("crash",))))),
+                      effects=("crash",))),
+                                       ("uvicorn", HEAD), ("hypercorn", HEAD))),
 )

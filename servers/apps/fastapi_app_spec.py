@@ -1,6 +1,10 @@
 """FastAPI's app (servers/apps/fastapi_app.py)."""
-from servers.adapters.granian_server_spec import CONNECT, EMPTY_PATH
-from servers.core.specs import ASGI, JINJA2_PATHS, FrameworkSpec
+from servers.core.specs import ASGI, JINJA2_PATHS, Caveat, FrameworkSpec
+
+# HTTP/1.1 conformance (tests/conformance): FastAPI's routes (APIRoute) take only the methods declared.
+_HEAD = Caveat("fastapi-head", "HTTP/1.1: FastAPI answers HEAD 405 on a path operation declared with @app.get "
+                               "(Starlette's own Route adds HEAD; RFC 9110 9.1: a general-purpose server MUST support "
+                               "HEAD)", effects=("over-strict",))
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 # jinja2: FastAPI's templating (Starlette's Jinja2Templates) needs it.
@@ -18,5 +22,5 @@ SPECS = (
                   pip_packages=("fastapi", "starlette", "jinja2", "markupsafe"), lesson="starlette-fastapi",
                   template_paths=JINJA2_PATHS,
                   code_paths=("fastapi/", "starlette/", "anyio/", "pydantic/", "pydantic_core/"),
-                  combination_caveats=(("granian-asgi", EMPTY_PATH), ("granian-asgi", CONNECT))),
+                  combination_caveats=tuple((server, _HEAD) for server in ("uvicorn", "hypercorn", "granian-asgi"))),
 )

@@ -1,6 +1,10 @@
 """Litestar's app (servers/apps/litestar_app.py)."""
-from servers.adapters.granian_server_spec import EMPTY_PATH
-from servers.core.specs import ASGI, JINJA2_PATHS, FrameworkSpec
+from servers.core.specs import ASGI, JINJA2_PATHS, Caveat, FrameworkSpec
+
+# HTTP/1.1 conformance (tests/conformance): a @get handler answers GET only.
+_HEAD = Caveat("litestar-head", "HTTP/1.1: Litestar answers HEAD 405 on a route declared with @get (a @head handler "
+                                "serves it; RFC 9110 9.1: a general-purpose server MUST support HEAD)",
+               effects=("over-strict",))
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 # jinja2: Litestar's JinjaTemplateEngine (litestar[jinja]).
@@ -16,5 +20,5 @@ SPECS = (
                   code_paths=("litestar/", "msgspec/", "anyio/"), template_paths=JINJA2_PATHS,
                   # a Host it cannot parse into the request's URL is its 400; a missing or repeated one is served
                   host_checks=("invalid",),
-                  combination_caveats=(("granian-asgi", EMPTY_PATH),)),
+                  combination_caveats=tuple((server, _HEAD) for server in ("uvicorn", "hypercorn", "granian-asgi"))),
 )

@@ -1,7 +1,6 @@
 """Sanic's app, on Sanic's own server and as an ASGI app (servers/apps/sanic_app.py)."""
-from servers.core.specs import ASGI, JINJA2_PATHS, Caveat, FrameworkSpec
+from servers.core.specs import ASGI, JINJA2_PATHS, FrameworkSpec
 
-_ASTERISK = Caveat("sanic-asterisk", "HTTP/1.1: sanic serves `GET *` as `GET /`", effects=("refuse-shape",))
 
 _COMMON = dict(framework="sanic", pip_packages=("sanic", "sanic-ext", "jinja2", "markupsafe"), lesson="sanic",
                code_paths=("sanic/", "sanic_routing/"),
@@ -24,7 +23,7 @@ SPECS = (
                           "(sanic_redispy: without it; sanic_glide: valkey-glide; sanic_coredis: coredis; "
                           "docs/backends/redis.md compares them).",
                   driver_variants=("motor",), redis_variants=("redispy", "glide", "coredis"),
-                  combination_caveats=(("sanic", _ASTERISK),), parser_owner=True, **_COMMON,
+                  parser_owner=True, **_COMMON,
                   json_paths=("json/", "ujson")),
     FrameworkSpec(name="sanic_asgi", prefix="sanic", title="Sanic's app as an ASGI app", interface=ASGI,
                   factory="servers.apps.sanic_app:create_asgi_app",
@@ -33,6 +32,6 @@ SPECS = (
                           "come from the server (so the app adds neither), Sanic's lifecycle events from ASGI "
                           "lifespan. Sanic's ASGI layer sends no Content-Length (its own server computes it), so "
                           "every response is framed chunked.",
-                  servers=("uvicorn",), combination_caveats=(("uvicorn", _ASTERISK),), **_COMMON,
+                  servers=("uvicorn",), **_COMMON,
                   json_paths=("json/", "ujson")),
 )

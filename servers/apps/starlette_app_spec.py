@@ -1,5 +1,4 @@
 """Starlette's app (servers/apps/starlette_app.py)."""
-from servers.adapters.granian_server_spec import CONNECT, EMPTY_PATH
 from servers.core.specs import ASGI, JINJA2_PATHS, FrameworkSpec
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
@@ -16,6 +15,5 @@ SPECS = (
                           "Mongo through AsyncMongoClient and Redis through "
                           "redis.asyncio, made in the worker's loop.",
                   pip_packages=("starlette", "jinja2", "markupsafe"), lesson="starlette-fastapi",
-                  code_paths=("starlette/", "anyio/"), template_paths=JINJA2_PATHS,
-                  combination_caveats=(("granian-asgi", EMPTY_PATH), ("granian-asgi", CONNECT))),
+                  code_paths=("starlette/", "anyio/"), template_paths=JINJA2_PATHS),
 )

@@ -22,11 +22,14 @@ SERVER_SPECS = (
                details="One process; net/http's Server accepts on one socket and runs a goroutine per "
                        "connection, on GOMAXPROCS threads (one per usable core).",
                caveats=(Caveat("go-cl-te-keepalive",
-                               "HTTP/1.1 (smuggling-relevant): net/http keeps the connection open after a request "
-                               "with both Content-Length and Transfer-Encoding (RFC 9112 says close), ignores "
-                               "Transfer-Encoding on HTTP/1.0 (with Content-Length too: a request in the chunk data "
-                               "is answered), hands invalid chunks and a 64 KiB target to the handler",
-                               effects=("desync", "no-close", "refuse-shape")),),
+                               "HTTP/1.1 (smuggling-relevant): net/http ignores Transfer-Encoding on HTTP/1.0 (the "
+                               "chunked body is read as requests on a keep-alive connection; HAProxy forwards it so),"
+                               " keeps the connection after Content-Length with Transfer-Encoding (RFC 9112 says "
+                               "close), serves NUL in a chunk extension, a size with trailing whitespace and invalid "
+                               "trailer names, refuses BWS in a chunk extension, 21-digit chunk sizes and "
+                               "Transfer-Encoding lists with an empty element, and closes instead of reading a large "
+                               "or Expect body its handler left unread",
+                               effects=('desync', 'accepts-invalid', 'no-close', 'over-strict', 'not-observed')),),
                lesson="go-nethttp", code_paths=("net/http.", "net.", "internal/poll.", "bufio.")),
     ServerSpec(name="fasthttp", interface="fasthttp", serve="", model="goroutines", entry_suffix="",
                description="its own HTTP server: a pool of reused worker goroutines, a recycled RequestCtx",
@@ -38,10 +41,14 @@ SERVER_SPECS = (
                        "connection's requests with one pooled RequestCtx, on GOMAXPROCS threads (one per "
                        "usable core); its prefork mode is not used.",
                caveats=(Caveat("fasthttp-parser",
-                               "HTTP/1.1 (smuggling-relevant): fasthttp serves a field name with a space and an "
-                               "HTTP/2.0 request line (200), reads the body of `Transfer-Encoding: identity` as "
-                               "the next request, accepts NUL in a chunk extension",
-                               effects=("desync", "refuse-shape")),),
+                               "HTTP/1.1: fasthttp reads the body of `Transfer-Encoding: identity` as the next "
+                               "request (or not: a race), serves a field name with a space, an HTTP/2.0 request line,"
+                               " NUL in a chunk extension, a size with trailing whitespace and invalid trailer names,"
+                               " refuses BWS in a chunk extension, 21-digit chunk sizes, an empty Host, "
+                               "Transfer-Encoding lists with an empty element and trailer fields named "
+                               "Content-Length, Transfer-Encoding or Host, and waits for a CRLF after a head ended by"
+                               " bare LFs",
+                               effects=('accepts-invalid', 'over-strict', 'stall')),),
                pip_packages=("github.com/valyala/fasthttp",), lesson="go-fasthttp",
                code_paths=("github.com/valyala/fasthttp.", "net.", "internal/poll.", "bufio.")),
 )
@@ -52,9 +59,10 @@ GO_TEMPLATE = ("html/template.", "text/template.")
 _COMMON = dict(interface=GO, factory="", language="go", lesson="go-frameworks", json_paths=GO_JSON,
                template_paths=GO_TEMPLATE)
 # net/http's ServeMux refuses `GET *` (400); the routers of Echo and Gin are handed it and answer 404.
-_ROUTER_ASTERISK = Caveat("go-router-asterisk", "HTTP/1.1: net/http hands `GET *` to Echo's and Gin's routers, which "
-                                                "answer it 404 where it should be refused (400)",
-                                                effects=("refuse-shape",))
+_ROUTER_ASTERISK = Caveat("go-router-asterisk",
+                          "HTTP/1.1: net/http hands `GET *` to Echo's and Gin's routers, which answer it 404 where it"
+                          " should be refused (400)",
+                          effects=('accepts-invalid',))
 
 FRAMEWORK_SPECS = (
     FrameworkSpec(name="echo", framework="echo", title="Go Echo v4", pip_packages=("github.com/labstack/echo/v4",),

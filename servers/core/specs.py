@@ -35,8 +35,8 @@ class Caveat:
     # (test name pattern, strict): a reliability test id, {name} the stack, * a wildcard (fnmatch);
     # strict: it must keep failing (if the stack starts to cope, the caveat has to go).
     evidence: tuple[tuple[str, bool], ...] = ()
-    # An HTTP/1.1 conformance caveat: the effects of the failures it stands for (desync, crash, no-close,
-    # refuse-shape, over-strict: tests/conformance/wire.py), checked against the stacks' records.
+    # An HTTP/1.1 conformance caveat: the effects of the cells it stands for (desync, accepts-invalid, stall,
+    # crash, no-close, over-strict, not-observed: tests/conformance/verdict.py), checked against the records.
     effects: tuple[str, ...] = ()
     # False: it comes from worker processes, which a free-threaded variant (<entry>_ft) runs as threads
     free_threaded: bool = True
@@ -168,11 +168,15 @@ class FrameworkSpec:
 # The HTTP/1.1 conformance caveat of the servers built on CPython's http.server request parser
 # (werkzeug's dev server, wsgiref, http.server): tests/conformance/known.py says which cases it stands for.
 HTTP_SERVER_PARSER = Caveat(
-    "http-server-parser", "HTTP/1.1: CPython's http.server parser takes a bare CR for a line end, accepts invalid "
-                          "field names and HTTP/1.10, answers bad versions without a status line, checks no Host, "
-                          "hands `GET *`, the authority-form and a NUL target to the app, and leaves Content-Length "
-                          "and Transfer-Encoding to the app's body reader, which takes invalid values and unknown "
-                          "codings", effects=("refuse-shape", "over-strict"))
+    "http-server-parser", "HTTP/1.1: CPython's http.server parser takes a bare CR for a line end (a hidden "
+                          "Content-Length honoured), serves invalid field names, versions and request lines (HTTP/0.9 "
+                          "answered without a status line), checks no Host, hands `GET *`, the authority-form and a "
+                          "NUL target to the app and leaves Content-Length and Transfer-Encoding to the app's body "
+                          "reader, which takes invalid values and unknown codings (wsgiref and http.server read no "
+                          "chunked body: a valid one is read as requests; werkzeug's answers 500 to invalid chunk "
+                          "syntax, and loops allocating memory at EOF inside a chunk larger than what came); each "
+                          "closes after its answers (a body a framework leaves unread is never read)",
+    effects=("desync", "accepts-invalid", "crash", "stall", "over-strict", "not-observed"))
 
 # Python's ssl module as the anatomy sees it: the stdlib's ssl.py (SSLSocket, SSLObject over OpenSSL in
 # _ssl) and asyncio's own TLS protocol (uvloop's is Cython: its calls into ssl.py are what a profile shows).

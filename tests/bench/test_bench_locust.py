@@ -2,7 +2,6 @@
 capture_locust.py), the commands of its two modes, and where a run's pieces are recorded."""
 from __future__ import annotations
 
-import json
 
 import pytest
 

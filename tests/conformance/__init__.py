@@ -1,4 +1,5 @@
-"""HTTP/1.1 conformance of every stack's parser: cases from RFC 9112/9110 (cases.py), a raw-socket
-runner and judge (wire.py), nginx in front as the mitigation (nginx.py), and the grid in
-docs/conformance.md (report.py; `python -m tests.conformance`). The tests are
-tests/reliability/test_reliability_conformance.py."""
+"""HTTP/1.1 conformance of every stack's parser, observed where it lives: cases from RFC 9112/9110 (cases.py), a
+strict reference parser (reference.py), the observation of one connection (observe.py), the judge's taxonomy
+(verdict.py), where each cell runs and what a stack inherits (grid.py, inheritance.py), the pinned records
+(pinning.py), the caveats' cases (known.py), fronts (nginx.py, haproxy.py) and the page (report.py;
+`python -m tests.conformance`). The grid runs in tests/reliability/test_reliability_conformance.py."""

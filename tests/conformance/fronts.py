@@ -23,14 +23,13 @@ from pathlib import Path
 
 from servers.core import catalog
 
-from . import cases, haproxy, nginx, settings, wire
+from . import cases, haproxy, nginx, observe, settings, verdict
 from .recorder import Recorder, messages
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "docs" / "data" / "conformance" / "fronts.json"
 FRONTS = {"nginx": (nginx.Nginx, nginx.version), "haproxy": (haproxy.Haproxy, haproxy.version)}
 FRAMING = (b"content-length", b"transfer-encoding")
-REFUSALS = ("R", "closed", "4xx", "400", "413", "414", "431", "501", "505")  # a pattern's first token (cases.REJECT, CLOSED)
 ALONE = "alone"  # the key of a server's own verdicts (no front) among the fronts' replays
 SETTLE_S = 0.2  # after the client's answers: let the front finish its upstream writes
 
@@ -39,7 +38,7 @@ SETTLE_S = 0.2  # after the client's answers: let the front finish its upstream 
 class Forwarding:
     front: str
     case: str
-    answers: str  # what the front answered the client (wire.Answer.describe)
+    answers: str  # what the front answered the client: its statuses, then the connection's state
     forwarded: list[str] = field(default_factory=list)  # per upstream connection, latin-1 text of the bytes
     messages: int = 0  # complete requests a strict reader frames in them
     unframed: bool = False  # bytes left that no strict reader can frame
@@ -48,7 +47,17 @@ class Forwarding:
 
 def valid(case: cases.Case) -> bool:
     """The RFCs have a server answer this request (not refuse it): a front refusing it is over-strict."""
-    return not any(p == "" or p.split()[0] in REFUSALS for p in case.ok)
+    return verdict.setup(case, cases.CONTRACT).framings.strict.valid
+
+
+def send(port: int, data: bytes, awaited: int) -> observe.Observation:
+    """Write data on a fresh connection, read `awaited` answers, then end our side and read to the close."""
+    return observe.observe(port, (data,), awaited, [], None, lambda response: False)
+
+
+def describe(seen: observe.Observation) -> str:
+    return " ".join([str(r.status) for r in seen.responses] + [seen.state]) if not seen.connect_error else (
+        f"connect: {seen.connect_error}")
 
 
 def _framing(head: bytes) -> list[tuple[bytes, bytes]]:
@@ -62,7 +71,7 @@ def outcome(case: cases.Case, forwarded: list[bytes]) -> str:
     if not forwarded:
         return "refused"
     sent, _ = messages(b"".join(forwarded))
-    head, _, rest = case.request.partition(b"\r\n\r\n")
+    head, _, rest = case.request(cases.CONTRACT).partition(b"\r\n\r\n")
     if sent and _framing(sent[0].head) == _framing(head) and rest.startswith(sent[0].body):
         return "unchanged"
     if not sent:
@@ -78,14 +87,15 @@ def capture(front: str, selected: list[cases.Case]) -> list[Forwarding]:
         found = []
         for case in selected:
             recorder.clear()
-            answer = wire.send(proxy.port, case.request, case.answers_expected)
+            answer = send(proxy.port, case.request(cases.CONTRACT), verdict.setup(case, cases.CONTRACT).awaited)
             time.sleep(SETTLE_S)
             sent = recorder.forwarded()
             framed, rest = messages(b"".join(sent))
             # The recorder answers 200 alone: a front that answers the client only with statuses of its own
             # refused the request, even where it had streamed its head on before the body proved invalid.
-            own = answer.statuses and 200 not in answer.statuses
-            found.append(Forwarding(front, case.id, answer.describe(), [s.decode("latin-1") for s in sent],
+            statuses = [r.status for r in answer.responses]
+            own = statuses and 200 not in statuses
+            found.append(Forwarding(front, case.id, describe(answer), [s.decode("latin-1") for s in sent],
                                     len(framed), bool(rest), "refused" if own else outcome(case, sent)))
         return found
     finally:
@@ -102,13 +112,14 @@ def differ(port: int, forwarding: Forwarding) -> str:
     for text in forwarding.forwarded:
         data = text.encode("latin-1")
         want = len(messages(data)[0])
-        answer = wire.send(port, data, max(want, 1))
-        refused = [s for s in answer.statuses if s in (400, 413, 414, 431, 501, 505)]
-        got = len(answer.statuses)
-        if got == want or (refused and got <= want and answer.closed):
+        answer = send(port, data, max(want, 1))
+        statuses = [r.status for r in answer.responses]
+        refused = [s for s in statuses if s in verdict.REFUSALS]
+        closed = answer.state == observe.CLOSED
+        if len(statuses) == want or (refused and len(statuses) <= want and closed):
             continue
-        kind = "drops" if got < want and answer.closed and not answer.hang else "desync"
-        verdicts.append(f"{kind}: front sent {want}, server answered {answer.describe()}")
+        kind = "drops" if len(statuses) < want and closed and not answer.stalled else "desync"
+        verdicts.append(f"{kind}: front sent {want}, server answered {describe(answer)}")
     return "; ".join(verdicts)
 
 
@@ -124,8 +135,8 @@ def replayed(server_entries: dict[str, str], found: list[Forwarding]) -> dict[st
     for entry in server_entries.values():
         proc, port = settings.start(entry)
         try:
-            wire.still_serves(port)
-            table[entry] = {ALONE: {c.id: wire.run_case(port, c)[0].verdict for c in cases.CASES if c.id in framing}}
+            table[entry] = {ALONE: {c.id: verdict.run(port, verdict.setup(c, cases.CONTRACT))[0].effect or verdict.PASS
+                                    for c in cases.CASES if c.id in framing}}
             for f in found:
                 if f.case in framing and f.forwarded and f.outcome != "refused":
                     table[entry].setdefault(f.front, {})[f.case] = differ(port, f)

@@ -1,11 +1,12 @@
-"""Pinned answers: the `conformance` section of records/<entry>.json (servers/core/records.py).
+"""Pinned cells: the `conformance` section of records/<entry>.json (servers/core/records.py).
 
-Every case's exact answer sequence on a stack, its verdict and a failure's effect, per column of the
-grid (a front: none or nginx; a setting: extra server flags, "" for the entry as the catalog runs
-it). The conformance run writes them only when CONFORMANCE_RECORD=1, so a partial run while debugging
-overwrites nothing; otherwise it compares: an expected failure (a catalog caveat, known.py) must give
-the answers pinned for it, and a change of shape fails the run with the new answers. Write every
-stack's, or one's:
+Every cell a stack runs is pinned, passes included: its answers (the responses as tokens, then the
+connection's state), verdict, effect, reading and close, per column (the stack alone, "none"; behind a
+front, "nginx" and "haproxy", on parser owners). A racy cell (its race declared in known.py) pins the worst
+of its runs and how often each answer came. The run writes the sections only with CONFORMANCE_RECORD=1 (a
+partial run while debugging overwrites nothing); otherwise a cell that differs from its pin fails and
+prints the new one. A section says what it describes (grid.record_hashes: the server's adapter and spec,
+the app, the cases), the versions it ran on and the fronts' versions:
 
     CONFORMANCE_RECORD=1 ./test.sh -m reliability tests/reliability/test_reliability_conformance.py [-k ENTRY]
 """
@@ -18,61 +19,92 @@ import threading
 from collections import defaultdict
 from pathlib import Path
 
-from servers.core import records
+from servers.core import catalog, records
+
+from . import grid, verdict
 
 ENABLED = os.environ.get("CONFORMANCE_RECORD", "") == "1"
-NONE = "none"  # the front of the plain column: the stack alone
+NONE = "none"  # the column of the stack alone
+FRONTS = ("nginx", "haproxy")
+COMPARED = ("answers", "verdict", "effect", "close")  # the reading is derived from these, in words
 
 
-def column(front: str = NONE, setting: str = "") -> str:
-    """A column's key in a record: "none", "nginx", "none+<setting>"."""
-    return front + (f"+{setting}" if setting else "")
+def section(entry: str) -> dict | None:
+    return (records.load(entry) or {}).get("conformance")
 
 
 def pinned(entry: str, case_id: str, col: str = NONE) -> dict | None:
-    """{"answers", "verdict", "effect"} the record holds for that case and column, None without."""
-    section = (records.load(entry) or {}).get("conformance") or {}
-    cases = section.get("cases", {}) if col == NONE else section.get("columns", {}).get(col, {})
-    return cases.get(case_id)
+    """The cell the record holds for that case and column, None without."""
+    found = section(entry) or {}
+    cells = found.get("cases", {}) if col == NONE else found.get("columns", {}).get(col, {})
+    return cells.get(case_id)
 
 
 def recorded(entry: str) -> bool:
-    """Whether the entry has a conformance record to compare with (a stack added since has none: it is
-    unverified until CONFORMANCE_RECORD=1 writes one for it)."""
-    return bool((records.load(entry) or {}).get("conformance"))
+    return bool(section(entry))
+
+
+def differs(pin: dict | None, got: dict, racy: bool) -> str:
+    """"" where the new cell is the pinned one; else what changed. A racy cell holds when its worst is no worse
+    than the pinned worst and each answer it saw was seen before."""
+    if pin is None:
+        return "no pinned cell"
+    if racy and "runs" in pin:
+        problems = []
+        if verdict.rank(got.get("effect")) < verdict.rank(pin.get("effect")):
+            problems.append(f"worse than pinned: {got.get('effect')} (pinned {pin.get('effect')})")
+        new = sorted(set(got.get("runs", {})) - set(pin["runs"]))
+        if new:
+            problems.append(f"answers never seen before: {new}")
+        return "; ".join(problems)
+    return ", ".join(f"{key} {got.get(key)!r} (pinned {pin.get(key)!r})" for key in COMPARED
+                     if got.get(key) != pin.get(key))
 
 
 class Pins:
-    """Collects each case's judgement while the run goes; writes the sections when it is over."""
+    """Collects each cell while the run goes; writes the sections when it is over."""
 
     def __init__(self) -> None:
         self.got: dict[str, dict[str, dict]] = defaultdict(lambda: defaultdict(dict))
-        self.failed: set[str] = set()  # stacks with a test that failed (not an expected failure)
+        self.failed: set[str] = set()  # stacks with a cell that differed from its pin, or a test that failed
         self._lock = threading.Lock()
 
-    def add(self, entry: str, col: str, case_id: str, judgement) -> None:
+    def add(self, entry: str, col: str, case_id: str, cell: dict) -> None:
         with self._lock:
-            self.got[entry][col][case_id] = {"answers": judgement.answers, "verdict": judgement.verdict,
-                                              "reading": judgement.reading, "effect": judgement.effect}
+            self.got[entry][col][case_id] = cell
 
     def failure(self, entry: str) -> None:
         with self._lock:
             self.failed.add(entry)
 
-    def write(self, case_ids: list[str], versions_of) -> list[Path]:
-        """One section per stack that ran: complete when every case ran in the plain column."""
+    def write(self, versions_of, front_versions: dict[str, str]) -> list[Path]:
+        """One section per stack that ran (complete when it ran every case of its role), and one for each client
+        variant of a stack written here (it inherits that stack's cells)."""
         commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                                 cwd=Path(__file__).parent).stdout.strip()
         date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
         written = []
-        for entry, columns in self.got.items():
+        for name, columns in self.got.items():
+            entry = catalog.get(name)
             plain = columns.get(NONE, {})
-            run = {"date": date, "commit": commit, "versions": versions_of(entry),
-                   "complete": set(case_ids) <= set(plain), "passed": entry not in self.failed}
+            origin = grid.source(entry)
+            run = {"date": date, "commit": commit, "versions": versions_of(name), "role": grid.role(entry),
+                   "mode": grid.mode(entry), "inherits": origin.name if origin else None,
+                   "complete": {c.id for c in grid.selected(entry)} <= set(plain), "passed": name not in self.failed,
+                   "hash": grid.record_hashes(entry)}
+            fronts = sorted(col for col in columns if col != NONE)
+            if fronts:
+                run["fronts"] = {front: front_versions[front] for front in fronts}
             data = {"run": run, "cases": dict(sorted(plain.items())),
-                    "columns": {col: dict(sorted(cases.items())) for col, cases in sorted(columns.items())
-                                if col != NONE}}
-            written.append(records.write_section(entry, "conformance", data))
+                    "columns": {col: dict(sorted(columns[col].items())) for col in fronts}}
+            written.append(records.write_section(name, "conformance", data))
+            for variant in grid.entries(grid.VARIANT):
+                if grid.base_entry(variant).name == name:
+                    inherited = {**run, "versions": versions_of(variant.name), "role": grid.VARIANT,
+                                 "mode": None, "inherits": name, "hash": grid.record_hashes(variant)}
+                    inherited.pop("fronts", None)
+                    written.append(records.write_section(variant.name, "conformance",
+                                                         {"run": inherited, "cases": {}, "columns": {}}))
         return written
 
 

@@ -1,226 +1,272 @@
-"""The conformance grid, rendered: a cell of the reliability summary and its failure list (from a run's
-verdicts), and the page docs/conformance.md (from the records' conformance sections, by effect).
+"""The conformance grid, rendered: docs/conformance.md from the records, and the reliability summary's cell.
 
-A run's verdicts are the reliability summary's rows (results/reliability/summary.json, written by
-tests/reliability/reltools.py): row["conformance"][case id] = [verdict, what happened, bytes sent
-back (latin-1)], and row["conformance_nginx"] for the same cases through nginx. The records
-(records/<entry>.json, tests/conformance/pinning.py) hold each case's answers, verdict and effect.
+The page answers the user's question (which stack can face clients, and behind which front) with one row
+per stack: how many cells have each effect (verdict.EFFECTS), each count linking to those cells, and what
+nginx and HAProxy in front leave of them. A row is built only from records of the code they describe
+(grid.stale: the server's adapter and spec, the app, the cases): a stack whose record, or whose owner's, is
+missing, stale, incomplete or from a failed run is shown unverified, with why. Model first (Row, rows()),
+then thin renderers.
 """
 from __future__ import annotations
 
 import collections
 import html
+from dataclasses import dataclass, field
 
 from servers.core import catalog
 from servers.core.tables import markdown_table
 
-from . import cases, known
-
-VERDICTS = ("pass", "lenient", "fail")
-FAILING = ("fail", "handed")  # the app answering what the server should have refused is no pass
-
-
-def counts(verdicts: dict, cls: str) -> collections.Counter:
-    return collections.Counter("fail" if v[0] in FAILING else v[0] for case_id, v in verdicts.items()
-                               if case_id in cases.BY_ID and cases.BY_ID[case_id].cls == cls)
-
-
-def failed(verdicts: dict, cls: str | None = None) -> list[str]:
-    return [case_id for case_id, v in verdicts.items() if v[0] in FAILING and case_id in cases.BY_ID
-            and (cls is None or cases.BY_ID[case_id].cls == cls)]
-
-
-def _triple(counter: collections.Counter) -> str:
-    return "/".join(str(counter.get(v, 0)) for v in VERDICTS)
-
-
-def tally_cell(row: dict) -> str:
-    """The reliability summary's cell: pass/lenient/fail per class."""
-    verdicts = row.get("conformance")
-    if not verdicts:
-        return ""
-    text = "; ".join(_triple(counts(verdicts, cls)) for cls in cases.CLASSES)
-    behind = row.get("conformance_nginx")
-    if behind:
-        tally = counts(behind, cases.SMUGGLING)
-        text += f"; behind nginx: {_triple(tally)}" + (f" (+{tally['refused']} refused)" if tally.get("refused") else "")
-    return text
-
-
-def _cell(verdicts: dict, cls: str) -> str:
-    tally = counts(verdicts, cls)
-    if not sum(tally.values()):
-        return ""
-    text = f"{tally.get('pass', 0)} pass, {tally.get('lenient', 0)} lenient"
-    refused = [case_id for case_id, v in verdicts.items() if v[0] == "refused"]
-    if refused:
-        text += f", {len(refused)} refused by the proxy: " + ", ".join(f"`{case_id}`" for case_id in refused)
-    bad = failed(verdicts, cls)
-    if bad:
-        text += f", **{len(bad)} fail**: " + ", ".join(f"`{case_id}`" for case_id in bad)
-    return text
-
-
-def _md(text: str) -> str:
-    return html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
-
-
-def failures_markdown(rows: dict) -> str:
-    """Each stack's failed cases with what happened: the reliability summary's list."""
-    lines = []
-    for name in (e.name for e in catalog.ENTRIES):
-        for kind, label in (("conformance", ""), ("conformance_nginx", " behind nginx")):
-            verdicts = rows.get(name, {}).get(kind) or {}
-            for case_id in failed(verdicts):
-                lines.append(f"- {name}{label}: `{case_id}` ({cases.BY_ID[case_id].cls}): {_md(verdicts[case_id][1])}")
-    return "\n".join(lines)
-
-
-# ---------------------------------------------------------------------------- the page, from the records
+from . import cases, grid, known, reference, verdict
 
 EFFECT_WORDS = {
-    "desync": "frames a message otherwise than the RFC: behind a front that frames by the RFC a request can be "
-              "smuggled; alone, a client (a browser's pooled connection) can be desynchronised",
-    "crash": "a 5xx, or a worker that no longer answers",
-    "no-close": "frames right, but keeps a connection the RFC says to close after the message",
-    "refuse-shape": "refuses in the wrong shape: after the app answered, with a status that is no refusal, or "
-                    "hands an invalid request to the app",
-    "over-strict": "refuses a valid request",
+    verdict.DESYNC: "the server frames bytes a conforming front may forward otherwise than the RFC lets it: a request "
+                    "boundary moves (a body read short or long, a body taken as a request, a request swallowed). "
+                    "Behind a front: request smuggling; alone: a client's pooled connection desynchronised",
+    verdict.ACCEPTS_INVALID: "input every conforming recipient refuses, served instead (framed as a lenient parser "
+                             "would), a request served as another (`get` as GET), or a switch to HTTP/2: safe "
+                             "behind a front that refuses it, a smuggling risk behind one that forwards it framed "
+                             "otherwise",
+    verdict.STALL: "neither answers nor closes where the stream holds a complete request: a connection, and often a "
+                   "worker, held",
+    verdict.CRASH: "a 5xx that is no refusal, or a server that no longer answers afterwards",
+    verdict.NO_CLOSE: "keeps a connection the RFC says to close (the probe written after the answers was answered)",
+    verdict.OVER_STRICT: "refuses a valid request, closes on it, answers it as another target, or with bytes no "
+                         "HTTP/1.1 client reads",
+    verdict.NOT_OBSERVED: "answered without what decides the framing being seen (an unread body, then a close): "
+                          "counted apart, never a pass",
 }
 
 
-def record_rows(recs: dict[str, dict]) -> dict[str, dict]:
-    """Rows of the summary's shape (kind -> case -> [verdict, what, ""]) from records' conformance sections."""
-    rows = {}
-    for name, section in recs.items():
-        row = {"conformance": {c: [v["verdict"], f"{v['answers']} ({v.get('reading', '')})", ""]
-                               for c, v in section["cases"].items()}}
-        if section.get("columns", {}).get("nginx"):
-            row["conformance_nginx"] = {c: [v["verdict"], f"{v['answers']} ({v.get('reading', '')})", ""]
-                                        for c, v in section["columns"]["nginx"].items()}
-        rows[name] = row
-    return rows
+def _anchor(*parts: str) -> str:
+    return "-".join(p.replace("_", "-").replace(".", "-") for p in parts).lower()
 
 
-def effects_of(section: dict, col: str = "none") -> dict[str, list[str]]:
-    """effect -> the failing cases with it, in one column of a stack's record."""
-    found: dict[str, list[str]] = collections.defaultdict(list)
-    cases_ = section["cases"] if col == "none" else section.get("columns", {}).get(col, {})
-    for case_id, v in sorted(cases_.items()):
-        if v["verdict"] in FAILING and v.get("effect"):
-            found[v["effect"]].append(case_id)
-    return found
+@dataclass
+class Row:
+    name: str
+    tags: tuple[str, ...]
+    role: str
+    source: str  # the entry its inherited cells come from ("" for an owner)
+    owner: str = ""  # its parser owner (where the front columns run)
+    cells: dict[str, dict] = field(default_factory=dict)  # case -> cell (with "from")
+    unverified: str = ""  # why the row cannot be vouched for ("" : it can)
+    fronts: dict[str, dict[str, dict]] = field(default_factory=dict)  # front -> case -> cell (the owner's columns)
+
+    def by_effect(self) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = collections.defaultdict(list)
+        for case_id, cell in sorted(self.cells.items()):
+            if cell.get("effect"):
+                found[cell["effect"]].append(case_id)
+        return found
 
 
-def _names(names: list[str]) -> str:
-    return ", ".join(f"`{n}`" for n in names) or "none"
+def _fitness(name: str, sections: dict[str, dict | None]) -> str:
+    """Why this entry's own section cannot be shown ("" : it can)."""
+    entry = catalog.get(name)
+    section = sections.get(name)
+    if not section:
+        return "no conformance record"
+    run = section.get("run", {})
+    if not run.get("complete"):
+        return "its conformance run was not complete"
+    if not run.get("passed"):
+        return "its conformance run had cells that differ from their pins"
+    changed = grid.stale(entry, section)
+    return f"its record is stale ({', '.join(changed)})" if changed else ""
 
 
-def record_page(recs: dict[str, dict], nginx_version: str) -> str:
-    """docs/conformance.md from the records' conformance sections (each from a complete run whose tests passed)."""
-    names = [e.name for e in catalog.ENTRIES if e.name in recs]
-    runs = sorted({(recs[n]["run"]["date"], recs[n]["run"]["commit"][:12]) for n in names})
-    effects = {n: effects_of(recs[n]) for n in names}
-    behind = {n: effects_of(recs[n], "nginx") for n in names if recs[n].get("columns", {}).get("nginx")}
-    production = [n for n in names if not catalog.get(n).dev_only]
-    lines = [
-        "# HTTP/1.1 conformance per stack",
-        "",
-        "<!-- Generated by `python -m tests.conformance` from records/<entry>.json (their conformance sections, "
-        "each from a complete run whose tests passed): do not edit. -->",
-        "",
-        f"Each stack's HTTP/1.1 parser against {len(cases.CASES)} cases of our own, written from RFC 9112 and",
-        "RFC 9110 (`tests/conformance/cases.py`: raw request bytes, the answers the RFCs require or allow, the",
-        "section). A case whose framing matters carries a body that is itself a request (`GET /json`, 200),",
-        "then a canary (`GET /nope`, 404): a consumed body answers `405 404`, a body read as the next request",
-        "`405 200 404`, an ignored chunked body `405 400`; the judge (`tests/conformance/wire.py`) names which",
-        "happened. A refusal is 400, 413, 414, 431, 501 or 505 (then a close where the RFC says close); the",
-        "app's own 404 or 405 to a request the server should have refused is **handed to the app**, never a",
-        "pass. Every failure is a catalog caveat of its stack and its exact answers are pinned in the stack's",
-        "record (`records/<entry>.json`): a change of shape fails the run.",
-        "",
-        "Run" + ("s" if len(runs) > 1 else "") + ": " + "; ".join(f"{d} at commit `{c}`" for d, c in runs)
-        + f", {len(names)} stacks. Rerun (one stack: `-k <entry>`) and regenerate:",
-        "",
-        "```sh",
-        "CONFORMANCE_RECORD=1 ./test.sh -m reliability tests/reliability/test_reliability_conformance.py",
-        "python -m tests.conformance            # this page, from records/",
-        "```",
-        "",
-        "## What a deployment must know",
-        "",
-        "Effects, from the worst: " + "; ".join(f"**{e}**: {w}" for e, w in EFFECT_WORDS.items()) + ".",
-        "",
-        f"### Behind a proxy (nginx {nginx_version} tried: a private nginx, `proxy_http_version 1.1`, upstream "
-        "keep-alive, request buffering on)",
-        "",
-        "Smuggling needs a front and a server that frame one message two ways. The production stacks that "
-        "**desync** on a smuggling-relevant case, and what nginx in front leaves of it:",
-        "",
-    ]
-    for name in production:
-        desync = [c for c in effects[name].get("desync", []) if cases.BY_ID[c].cls == cases.SMUGGLING]
-        if desync:
-            left = behind.get(name, {}).get("desync")
-            lines.append(f"- `{name}`: {len(desync)} ({', '.join(desync)}); behind nginx: "
-                         + (f"**still {', '.join(left)}**" if left else "closed" if name in behind else "not run"))
-    nginx_refuses = sorted({c for n in behind for c, v in recs[n]["columns"]["nginx"].items()
-                            if v["verdict"] == "refused" and not cases.BY_ID[c].wants_refusal})
-    lines += ["", "Behind nginx, nginx's own answers replace the server's where it refuses or re-frames "
-              "(`refused` in the grid): those are nginx's shape, not the server's. nginx itself refuses or "
-              "re-frames these requests the RFCs allow: " + (", ".join(f"`{c}`" for c in nginx_refuses) or "none")
-              + ".", "",
-              "### Exposed alone (no proxy)", "",
-              "No front to smuggle through, but a client's pooled connection can be desynchronised by a body the "
-              "server frames otherwise (a browser's `fetch` with a body: the desync cases of the class `0.CL`/`CL.0`), "
-              "a crash is a denial of service, and the slow-client caveats of the catalog's `limits` column call "
-              "for a buffering proxy anyway. Production stacks by effect (number of cases):", ""]
-    for effect in EFFECT_WORDS:
-        hit = sorted(((len(effects[n][effect]), n) for n in production if effects[n].get(effect)), reverse=True)
-        lines.append(f"- **{effect}**: " + (", ".join(f"`{n}` ({k})" for k, n in hit) or "none"))
-    clean = [n for n in production if not effects[n]]
-    lines += ["", f"- **no failure at all**: {_names(clean)}", "",
-              "Server settings (keep-alive off, another parser) change some of these: the grid runs each stack as "
-              "the catalog starts it; the settings columns are the columns of the records (`columns`).", "",
-              "## The grid", "",
-              markdown_table(["stack", "tag", *EFFECT_WORDS, f"behind nginx {nginx_version}: desync"],
-                             ([f"`{n}`", ", ".join(catalog.get(n).tags),
-                               *(", ".join(f"`{c}`" for c in effects[n].get(e, [])) for e in EFFECT_WORDS),
-                               (", ".join(behind[n].get("desync", [])) or "none") if n in behind else ""]
-                              for n in names)),
-              "", "## Known library defects, with minimal reproductions", "", _record_reproductions(recs),
-              "## The cases", "",
-              markdown_table(["case", "class", "RFC section", "allowed (pass)", "lenient-allowed", "stacks failing it"],
-                             ([f"`{c.id}`", c.cls, c.rfc, _patterns(c.ok), _patterns(c.lenient),
-                               ", ".join(n for n in names if recs[n]["cases"].get(c.id, {}).get("verdict") in FAILING)]
-                              for c in cases.CASES)), ""]
+def rows(sections: dict[str, dict | None]) -> list[Row]:
+    """One row per catalog entry, from the records' conformance sections (entry -> section)."""
+    out = []
+    for entry in catalog.ENTRIES:
+        origin = grid.source(entry)
+        row = Row(entry.name, entry.tags, grid.role(entry), origin.name if origin else "")
+        chain, current = [], entry
+        while current is not None:
+            chain.append(current.name)
+            current = grid.source(current)
+        problems = [f"{n}: {why}" if n != entry.name else why for n in chain if (why := _fitness(n, sections))]
+        row.unverified = "; ".join(problems)
+        row.owner = chain[-1]
+        if not row.unverified:
+            row.cells = grid.cells(entry.name, sections)
+            row.fronts = (sections[row.owner] or {}).get("columns", {})
+        out.append(row)
+    return out
+
+
+# ---------------------------------------------------------------------------- the reliability summary's cell
+
+def tally_cell(row: dict) -> str:
+    """The reliability summary's cell: the effects of the stack's conformance cells this run."""
+    found = row.get("conformance")
+    if not found:
+        return ""
+    tally = collections.Counter(v[0] for v in found.values())
+    return ", ".join(f"{tally[e]} {e}" for e in (verdict.PASS, *verdict.EFFECTS) if tally.get(e))
+
+
+def failures_markdown(summary_rows: dict) -> str:
+    lines = []
+    for name in (e.name for e in catalog.ENTRIES):
+        for case_id, (effect, what, _) in sorted((summary_rows.get(name, {}).get("conformance") or {}).items()):
+            if effect != verdict.PASS:
+                lines.append(f"- {name}: `{case_id}` {effect}: {_md(what)}")
     return "\n".join(lines)
 
 
-def _record_reproductions(recs: dict[str, dict]) -> str:
+# ---------------------------------------------------------------------------- the page
+
+def _md(text: str) -> str:
+    """Text for a Markdown table cell: control characters (a reflected method may hold a CR) escaped."""
+    text = "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode() for c in text)
+    return html.escape(text, quote=False).replace("|", "\\|")
+
+
+def _count(row: Row, effect: str, found: dict[str, list[str]]) -> str:
+    n = len(found.get(effect, []))
+    return f"[{n}](#{_anchor(row.name, 'cells')})" if n else "0"
+
+
+def _front_cell(row: Row, front: str) -> str:
+    """Of the stack's smuggling-relevant cells that fail alone, how many still desync behind the front (the front
+    refusing or re-framing invalid input closes it: the server never sees those bytes)."""
+    alone = {c for e in verdict.FRONTED for c in row.by_effect().get(e, []) if cases.BY_ID[c].cls == cases.SMUGGLING
+             and row.cells[c]["from"] == row.owner}
+    if not alone:
+        return ""
+    ran = row.fronts.get(front, {})
+    if not ran:
+        return "not run"
+    left = sorted(c for c in alone if ran.get(c, {}).get("effect") == verdict.DESYNC)
+    return f"[still {len(left)} desync](#{_anchor(row.owner, 'cells')})" if left else f"closes {len(alone)}"
+
+
+def page(sections: dict[str, dict | None], front_versions: dict[str, str]) -> str:
+    model = rows(sections)
+    fronts = sorted(front_versions)
+    verified = [r for r in model if not r.unverified]
+    runs = sorted({(sections[n]["run"]["date"], sections[n]["run"]["commit"][:12]) for n in (r.name for r in model)
+                   if not _fitness(n, sections)})
+    lines = [
+        "# HTTP/1.1 conformance per stack",
+        "",
+        "<!-- Generated by `python -m tests.conformance` from records/<entry>.json (their conformance sections): "
+        "do not edit. -->",
+        "",
+        "Which stack can face clients directly, and which needs a front (and which front closes what)? Each "
+        "server's parser is observed once, on its *parser owner*: the server with a bare app that answers every "
+        "request with what the server handed it (method, target, body length and SHA-256: the reflection route). "
+        f"The {len(cases.CASES)} cases (`tests/conformance/cases.py`, each with its RFC 9112 / 9110 section) are "
+        "written on a fresh connection; the answers are read as a response stream (HEAD, 1xx and 101 understood); "
+        "a probe request written after them must get EOF or an answer (the connection's state is seen, never "
+        "taken from a header). A strict RFC 9112 parser of the suite's own (`tests/conformance/reference.py`) "
+        "frames the same bytes, with the choices the RFC leaves to a recipient and the leniencies real parsers "
+        "have as named options, and the judge (`tests/conformance/verdict.py`) derives one effect per cell:",
+        "",
+        *(f"- **{e}**: {w}." for e, w in EFFECT_WORDS.items()),
+        "",
+        f"A framework stack runs only the {len(cases.APP_SENSITIVE)} cases where its app matters (bodies it leaves "
+        "unread, its own 404 and 405, Host) against the route contract, and inherits the rest from its server's "
+        "parser owner (one framework per server is run on every case to show the inheritance holds); a Mongo "
+        "driver or Redis client variant inherits its base stack's grid. Every cell is pinned in the stack's "
+        "record and a changed cell fails the run. The settings users turn on for safety and a replay of what "
+        "each front forwards are in [conformance-columns.md](conformance-columns.md).",
+        "",
+        "Records: " + "; ".join(f"{d} at `{c}`" for d, c in runs) + f". {len(verified)} of {len(model)} stacks "
+        "verified" + ("; fronts: " + ", ".join(f"{f} {front_versions[f]}" for f in fronts) if fronts else "") + ".",
+        "",
+        "```sh",
+        "CONFORMANCE_RECORD=1 ./test.sh -m reliability tests/reliability/test_reliability_conformance.py  # [-k ENTRY]",
+        "python -m tests.conformance            # this page, from records/",
+        "```",
+        "",
+        "## Per stack",
+        "",
+        "Counts of cells per effect (a stack's own cells and those it inherits); each links to the cells. The front "
+        "columns: the parser owner's smuggling-relevant cells that do not pass alone, run again behind a private "
+        "nginx and HAProxy (each as it ships, on loopback): how many still desync through the front (a front "
+        "that refuses or re-frames invalid input closes it: the server never sees those bytes).",
+        "",
+    ]
+    header = ["stack", "tag", "observed on", *verdict.EFFECTS, *(f"behind {f}" for f in fronts)]
+    table = []
+    for row in model:
+        tags = ", ".join(row.tags)
+        where = "itself" if row.role == grid.OWNER else f"`{row.source}`" + (
+            " + its app's cases" if row.role == grid.FRAMEWORK else "")
+        if row.unverified:
+            table.append([f"`{row.name}`", tags, where, f"unverified: {_md(row.unverified)}",
+                          *[""] * (len(verdict.EFFECTS) - 1 + len(fronts))])
+            continue
+        found = row.by_effect()
+        table.append([f"`{row.name}`", tags, where, *(_count(row, e, found) for e in verdict.EFFECTS),
+                      *(_front_cell(row, f) for f in fronts)])
+    lines += [markdown_table(header, table), "", "## Cells", ""]
+    for row in model:
+        lines += _cells_part(row)
+    lines += ["## Known library defects, with minimal reproductions", "", _reproductions(model, sections),
+              "## The cases", "",
+              markdown_table(["case", "class", "RFC", "app-sensitive", "what it holds"],
+                             ([f"`{c.id}`", c.cls, c.rfc, "yes" if c.app else "", _md(c.note)] for c in cases.CASES)),
+              "", "## Leniencies the reference names", "",
+              markdown_table(["name", "the RFC permits it", "section", "what it does"],
+                             ([f"`{n}`", "yes" if lenient.permitted else "", lenient.section, _md(lenient.text)]
+                              for n, lenient in reference.LENIENCIES.items())), ""]
+    return "\n".join(lines)
+
+
+def _cells_part(row: Row) -> list[str]:
+    """An owner's failing cells (with the fronts' columns); a framework stack's own failing cells and a link to its
+    owner's; a client variant's link to its base stack."""
+    if row.unverified or not any(row.by_effect().values()):
+        return []
+    out = [f'<a id="{_anchor(row.name, "cells")}"></a>', f"### `{row.name}`", ""]
+    if row.role == grid.VARIANT:
+        return out + [f"Its grid is [`{row.source}`](#{_anchor(row.source, 'cells')})'s.", ""]
+    own = {c: cell for c, cell in row.cells.items() if cell["from"] == row.name and cell.get("effect")}
+    if row.role == grid.FRAMEWORK:
+        out += [f"Its app's cases below; every other cell is [`{row.owner}`](#{_anchor(row.owner, 'cells')})'s.", ""]
+    fronts = sorted(row.fronts) if row.role == grid.OWNER else []
+    body = []
+    for effect in verdict.EFFECTS:
+        for case_id in (c for c in sorted(own) if own[c]["effect"] == effect):
+            cell = own[case_id]
+            behind = [row.fronts.get(f, {}).get(case_id, {}).get("effect") or
+                      ("pass" if case_id in row.fronts.get(f, {}) else "") for f in fronts]
+            body.append([effect, f"`{case_id}`", cases.BY_ID[case_id].rfc, f"`{_md(cell['answers'])}`",
+                         _md(cell.get("reading", "")), *behind])
+    if body:
+        out += [markdown_table(["effect", "case", "RFC", "answers", "what the server did",
+                                *(f"behind {f}" for f in fronts)], body), ""]
+    else:
+        out += ["None of its app's cases fails.", ""]
+    return out
+
+
+def _reproductions(model: list[Row], sections: dict[str, dict | None]) -> str:
+    """Each HTTP/1.1 caveat with the bytes of its cases and the answers on the first stack that shows it."""
+    shown = {r.name: r for r in model if not r.unverified}
     out = []
     for key, spec in known.KNOWN.items():
-        ran = sorted((n for n in spec.stacks() if n in recs),
-                     key=lambda n: (catalog.get(n).framework != "stdlib", catalog.get(n).framework != "bare",
-                                    len(catalog.get(n).caveats)))
-        if not ran:
+        carriers = [e.name for e in catalog.ENTRIES if key in e.caveats and e.name in shown]
+        if not carriers:
             continue
-        name = ran[0]
-        versions = recs[name]["run"].get("versions", {})
-        version = ", ".join(f"{p} {v}" for p, v in versions.items() if p in spec.packages) or "?"
-        out += [f"### `{key}` ({version})", "", catalog.CAVEATS[key], "",
-                "Stacks: " + _names(spec.stacks()) + f". Reproduced on `{name}`:", ""]
+        name = min(carriers, key=lambda n: (grid.role(catalog.get(n)) != grid.OWNER, len(n)))
+        row = shown[name]
+        versions: dict[str, str] = {}
+        for origin in {cell["from"] for cell in row.cells.values()}:
+            versions.update((sections.get(origin) or {}).get("run", {}).get("versions", {}))
+        version = ", ".join(f"{p} {v}" for p, v in sorted(versions.items()) if p in spec.packages) or "?"
+        out += [f"### `{key}` ({version})", "", _md(catalog.CAVEATS[key]), "",
+                "Stacks: " + ", ".join(f"`{n}`" for n in carriers) + f". Reproduced on `{name}`:", ""]
         for case_id in spec.cases:
-            got = recs[name]["cases"].get(case_id)
-            if not got or got["verdict"] not in FAILING:
+            cell = row.cells.get(case_id)
+            if not cell or not cell.get("effect"):
                 continue
             case = cases.BY_ID[case_id]
-            about = case.note or "allowed: " + _patterns(case.ok)
-            out += [f"- `{case_id}` (RFC {case.rfc}; {got.get('effect')}; {about})", "", "  ```",
-                    f"  in:  {case.request[:240]!r}", f"  out: {got['answers']} ({got.get('reading', '')})",
+            sent = case.request(grid.mode(catalog.get(cell["from"])))
+            out += [f"- `{case_id}` (RFC {case.rfc}; {cell['effect']})" + (f": {_md(case.note)}" if case.note else ""),
+                    "", "  ```", f"  in:  {sent[:240]!r}", f"  out: {_md(cell['answers'])}: {_md(cell.get('reading', ''))}",
                     "  ```", ""]
     return "\n".join(out) + "\n"
-
-
-def _patterns(patterns: tuple[str, ...]) -> str:
-    return ", ".join("close without answer" if p == "closed" else p for p in patterns)

@@ -26,7 +26,7 @@ from harness.entry import EntryFailed, EntryProcess
 from processes.ports import free_port
 from servers.core import catalog
 
-from . import cases, wire
+from . import cases, verdict
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "docs" / "data" / "conformance" / "settings.json"
@@ -42,7 +42,8 @@ def representative(server: str) -> str:
 
 
 DEFAULT = "default"
-GOOD = (wire.PASS, wire.LENIENT)
+# A cell that holds: a pass (and the old judge's "lenient", which the stored runs before issue 37 hold)
+GOOD = (verdict.PASS, "lenient")
 
 
 @dataclass
@@ -67,10 +68,11 @@ def runnable(server: str) -> list:
 
 
 def _grid(port: int) -> dict[str, list[str]]:
+    """Every case on a framework stack in contract mode: [pass or the effect, the answers and reading]."""
     found = {}
     for case in cases.CASES:
-        judgement, _ = wire.run_case(port, case)
-        found[case.id] = [judgement.verdict, judgement.what]
+        judgement, _ = verdict.run(port, verdict.setup(case, cases.CONTRACT))
+        found[case.id] = [judgement.effect or verdict.PASS, f"{judgement.answers} ({judgement.reading})"]
     return found
 
 
@@ -110,7 +112,6 @@ def column(server: str, setting=None, capacity_s: int = 0, grid: bool = True) ->
     proc, port = start(entry, env)
     try:
         found = Column(server, entry, setting.key if setting else DEFAULT)
-        wire.still_serves(port)
         found.verdicts = _grid(port) if grid else {}
         if capacity_s:
             found.capacity = _capacity(entry, port, capacity_s)

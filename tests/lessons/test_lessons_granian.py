@@ -3,7 +3,6 @@ socket per worker and none in the supervisor, the backpressure that stops a work
 blocking-thread pool that grows on demand up to its size."""
 from __future__ import annotations
 
-import json
 import socket
 import subprocess
 import sys

@@ -7,7 +7,6 @@ import html
 import subprocess
 import sys
 
-import pytest
 
 from backends.seed import FORTUNES
 from bench import fortunes_check

@@ -582,8 +582,8 @@ class Results:
             self.rows.setdefault(name, {}).update(values)
 
     def verdict(self, name: str, kind: str, case: str, verdict: str, what: str, data: bytes = b"") -> None:
-        """One conformance case's verdict on a stack (kind: "conformance" or "conformance_nginx"), with
-        the first bytes the server sent (latin-1: byte for byte, for the docs' reproductions)."""
+        """One conformance cell on a stack (kind: "conformance", or "conformance_<front>" behind a front): pass or
+        its effect, and what happened."""
         with self._lock:
             self.rows.setdefault(name, {}).setdefault(kind, {})[case] = [verdict, what,
                                                                          data[:400].decode("latin-1")]
@@ -621,7 +621,7 @@ class Results:
         ("slowloris", lambda n, r: r.get("slowloris", "")),
         ("silent connections", lambda n, r: r.get("silent", "")),
         ("dev-only limitation", lambda n, r: r.get("limitation", "")),
-        ("HTTP/1.1 conformance smuggling; other (pass/lenient/fail)", lambda n, r: conformance_report.tally_cell(r)),
+        ("HTTP/1.1 conformance (cells by effect)", lambda n, r: conformance_report.tally_cell(r)),
     )
 
     def markdown(self) -> str:
@@ -649,8 +649,8 @@ request (stacks catalogued without keep-alive). RSS: process tree after 5k and 5
 worker respawn: SIGKILL of one worker to the worker count being back. 503 window: first 503 sent to
 last 503 received; recovery: backend accepting again to the first 200. hostile: requests sent (those
 that broke a rule: 5xx, leaked trace, hang, crash, GET / failing); "GET / stalled": a single-threaded
-stack behind a hostile client, its catalogued limitation, not counted. HTTP/1.1 conformance: cases of
-tests/conformance per class, the failures named in docs/conformance.md (`python -m tests.conformance`)."""
+stack behind a hostile client, its catalogued limitation, not counted. HTTP/1.1 conformance: the cells this
+run observed on the stack, by effect (tests/conformance/verdict.py); docs/conformance.md (`python -m tests.conformance`)."""
 
 
 def _load(value) -> str:

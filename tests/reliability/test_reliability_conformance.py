@@ -1,137 +1,181 @@
-"""HTTP/1.1 conformance of every entry's parser (tests/conformance): one test per stack and case.
+"""HTTP/1.1 conformance, observed where each fact lives (tests/conformance; tests/conformance/grid.py).
 
-Each case of tests/conformance/cases.py (raw request bytes, the answers RFC 9112 / 9110 allow) goes
-alone on a fresh connection to the stack's server, started once per stack; then a fresh GET / must
-still answer 200. The judge (tests/conformance/wire.py) reads how the server framed the message. A
-stack's known failures are catalog caveats (tests/conformance/known.py): each must keep failing with
-the exact answers the stack's record pins (records/<entry>.json, tests/conformance/pinning.py), so a
-fix fails the run (the caveat goes) and so does a change of shape (it prints the new answers). The
-stacks with a smuggling-relevant caveat run every smuggling case again behind a private nginx
-(tests/conformance/nginx.py), a column of the grid. With CONFORMANCE_RECORD=1 the run writes the
-records instead of comparing; `python -m tests.conformance` writes docs/conformance.md from them.
+Each parser owner (catalog.parser_owner: a server's bare app, which reflects what its server handed it)
+runs every case of tests/conformance/cases.py in reflect mode; each framework stack runs the app-sensitive
+cases (bodies its app leaves unread, its own 404 and 405, Host, and those its app's caveats name) in contract
+mode and inherits the rest from its owner; a client variant inherits everything from its base entry. A case
+goes alone on a fresh connection, a probe follows the answers, and the judge (tests/conformance/verdict.py)
+holds the answers to the reference's framings of the same bytes; a fresh request must then still be answered
+(unless the probe was). Every cell is pinned in the stack's record (records/<entry>.json,
+tests/conformance/pinning.py), passes included: a cell that differs fails and prints the new one. Racy cells
+(a race declared in known.py) run several times, the worst kept. The owners' smuggling-relevant cells that
+fail alone run again behind a private nginx and HAProxy (columns of the record). test_inherited_cells_agree
+runs every inherited case on one framework stack per parser owner and holds it to the owner's cells
+(tests/conformance/inheritance.py says what "agrees" means). With CONFORMANCE_RECORD=1 the run writes the
+records; `python -m tests.conformance` writes docs/conformance.md.
 """
 from __future__ import annotations
 
-import os
+import socket
 
+import psutil
 import pytest
 
-from conformance import cases, known, nginx, pinning, wire
+from conformance import cases, grid, haproxy, inheritance, nginx, pinning, verdict
+from conformance.settings import representative
 from harness import versions
-from reltools import ALL, warm
-from serverproc import ServerProcess
+from reltools import warm
 from servers.core import catalog
 
 pytestmark = pytest.mark.reliability
 
-SMUGGLING_CASES = [case for case in cases.CASES if case.cls == cases.SMUGGLING]
-BEHIND_NGINX = known.smuggling_stacks()
-RACE_ATTEMPTS = 3  # a case that does not give what is expected is tried again, up to this many times
-# Columns beyond the stack as the catalog starts it: a setting is extra server arguments and environment for
-# one entry (keep-alive off, another parser), its column "none+<setting>" in the record. None yet: a column
-# is one line here, its expected failures the record's (the plain column's caveats do not apply).
-SETTINGS: dict[str, dict[str, tuple[tuple[str, ...], dict[str, str]]]] = {}
+OWNERS = [e.name for e in grid.entries(grid.OWNER)]
+FRAMEWORKS = [e.name for e in grid.entries(grid.FRAMEWORK)]
+FRONTS = {"nginx": (nginx.Nginx, nginx.binary, nginx.version), "haproxy": (haproxy.Haproxy, haproxy.binary,
+                                                                          haproxy.version)}
+FRAMING_CASES = [case for case in cases.CASES if case.cls == cases.SMUGGLING]
+# One framework stack per parser owner whose inheritance is shown: its plainest app (Flask on WSGI, Starlette on
+# ASGI), on the owner's interpreter
+INHERITING = sorted({min((e for e in grid.entries(grid.FRAMEWORK) if catalog.parser_owner(e).name == owner),
+                         key=lambda e: (representative(e.server) != e.name.removesuffix("_ft"), len(e.name))).name
+                     for owner in {catalog.parser_owner(e).name for e in grid.entries(grid.FRAMEWORK)}})
+
+
+@pytest.fixture(scope="module")
+def warmed(shared_server):
+    """warmed(name) -> the stack's shared server, once it answers GET /. warmed.settle(name, cell) stops it after a
+    cell that left it dead or holding a connection while it grew (a worker stuck reading a body that never comes:
+    werkzeug's chunked reader loops at EOF, allocating), so the next case starts on a fresh server."""
+    ready: dict[int, int] = {}  # server pid -> its tree's RSS once warm
+
+    def get(name: str):
+        server = shared_server(name)
+        if server.proc.pid not in ready:
+            warm(server)
+            ready[server.proc.pid] = _rss(server)
+        return server
+
+    def settle(name: str, cell: dict) -> None:
+        server = shared_server(name)
+        if "dead" in cell["answers"] or (cell["close"] == "held" and _rss(server) > ready.get(server.proc.pid, 0)
+                                         + GROWN_BYTES):
+            server.kill()
+
+    get.settle = settle
+    return get
+
+
+GROWN_BYTES = 256 * 2 ** 20  # a server tree this much larger than when warm is still busy with a case: restart it
+
+
+def _rss(server) -> int:
+    total = 0
+    for process in server.tree():
+        try:
+            total += process.memory_info().rss
+        except psutil.Error:
+            pass
+    return total
+
+
+@pytest.fixture(scope="module")
+def fronted(warmed):
+    """fronted(front, name) -> the port of a private front (nginx, haproxy) before that stack's server."""
+    current: dict[tuple[str, int], object] = {}
+
+    def get(front: str, name: str) -> int:
+        server = warmed(name)
+        key = (front, server.port)
+        if key not in current:
+            for old_key in [k for k in current if k[1] != server.port]:  # both fronts stay up for one server
+                current.pop(old_key).stop()
+            current[key] = FRONTS[front][0](server.port).start()
+        return current[key].port
+
+    get.settle = warmed.settle
+    yield get
+    for proxy in current.values():
+        proxy.stop()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def pins():
+    """With CONFORMANCE_RECORD=1, each stack's cells become its record's conformance section."""
+    yield pinning.PINS
+    if pinning.ENABLED and pinning.PINS.got:
+        fronts = {front: FRONTS[front][2]() for front in FRONTS if FRONTS[front][1]()}
+        written = pinning.PINS.write(versions.for_entry, fronts)
+        print(f"conformance records: {len(written)} written")
 
 
 def _params(names: list[str], selected) -> list:
     return [pytest.param(name, case.id, id=f"{name}-{case.id}") for name in names for case in selected]
 
 
-@pytest.fixture(scope="module")
-def warmed(shared_server):
-    """warmed(name) -> the stack's shared server, once it answers GET / (a freshly started stack
-    may still be loading its workers: that is not the first case's fault)."""
-    ready: set[int] = set()
-
-    def get(name: str):
-        server = shared_server(name)
-        if server.proc.pid not in ready:
-            warm(server)
-            ready.add(server.proc.pid)
-        return server
-
-    return get
+def _still_serves(port: int, mode: str) -> str:
+    """"" if a fresh request is answered 200, else what happened."""
+    target = b"/reflect/alive" if mode == cases.REFLECT else b"/"
+    request = b"GET " + target + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+            sock.sendall(request)
+            sock.settimeout(5)
+            head = sock.recv(64)
+    except OSError as exc:
+        return type(exc).__name__
+    return "" if head.startswith((b"HTTP/1.1 200", b"HTTP/1.0 200")) else repr(head[:40])
 
 
-@pytest.fixture(scope="module")
-def proxied(warmed):
-    """proxied(name) -> the port of a private nginx in front of that stack's server."""
-    current: dict[int, nginx.Nginx] = {}
+def observe_cell(port, settle, entry: catalog.Entry, case: cases.Case, mode: str) -> tuple[dict, str]:
+    """The cell of one case on one server: one run, or the worst of several for a racy one; and its race. While
+    recording, every cell runs twice: answers that differ make it racy (its race still to be declared, known.py).
+    port() is the server's port (it may have been restarted), settle(cell) restarts a server a run left busy."""
+    setup = verdict.setup(case, mode)
+    race = grid.racy(entry, case.id)
 
-    def get(name: str) -> int:
-        server = warmed(name)
-        if server.port not in current:
-            for old in current.values():
-                old.stop()
-            current.clear()
-            current[server.port] = nginx.Nginx(server.port).start()
-        return current[server.port].port
+    def once() -> dict:
+        cell = _checked(verdict.run(port(), setup)[0].cell(), port(), mode)
+        settle(cell)
+        return cell
 
-    yield get
-    for proxy in current.values():
-        proxy.stop()
-
-
-@pytest.fixture(scope="module")
-def with_setting(backends):
-    """with_setting(name, setting) -> the port of that stack started with the setting's arguments and environment."""
-    current: dict[tuple[str, str], ServerProcess] = {}
-
-    def get(name: str, setting: str) -> int:
-        if (name, setting) not in current:
-            for old in current.values():
-                old.kill()
-            current.clear()
-            args, env = SETTINGS[name][setting]
-            server = ServerProcess(name, ["--mongo-url", backends.mongo_url, "--redis-url", backends.redis_url, *args],
-                                   env={**os.environ, **env}).start()
-            warm(server)
-            current[(name, setting)] = server
-        return current[(name, setting)].port
-
-    yield get
-    for server in current.values():
-        server.kill()
+    first = None if race else once()
+    if first is not None and pinning.ENABLED and once()["answers"] != first["answers"]:
+        race = grid.UNDECLARED
+    if not race:
+        return first, race
+    found = [once() for _ in range(grid.RACY_RUNS)]
+    runs: dict[str, int] = {}
+    for cell in found:
+        runs[cell["answers"]] = runs.get(cell["answers"], 0) + 1
+    return {**min(found, key=lambda c: verdict.rank(c["effect"])), "runs": dict(sorted(runs.items()))}, race
 
 
-@pytest.fixture(scope="module", autouse=True)
-def pins():
-    """With CONFORMANCE_RECORD=1, each stack's answers become its record's conformance section."""
-    yield pinning.PINS
+def _checked(cell: dict, port: int, mode: str) -> dict:
+    """The cell, a crash where a fresh request then fails (a connection kept to the probe's answer showed the
+    server alive already)."""
+    dead = "" if cell["close"] == "kept" else _still_serves(port, mode)
+    if dead:
+        cell.update(verdict=verdict.FAIL, effect=verdict.CRASH, answers=cell["answers"] + " dead",
+                    reading=cell["reading"] + f"; then a fresh request failed: {dead}")
+    return cell
+
+
+def hold(name: str, case: cases.Case, col: str, cell: dict, race: str, results) -> None:
+    """Record the cell, and hold it to its pin."""
+    pinning.PINS.add(name, col, case.id, cell)
+    results.verdict(name, "conformance" if col == pinning.NONE else f"conformance_{col}", case.id,
+                    cell["effect"] or verdict.PASS, f"{cell['answers']}: {cell['reading']}")
     if pinning.ENABLED:
-        written = pinning.PINS.write([case.id for case in cases.CASES], versions.for_entry)
-        print(f"conformance records: {len(written)} written")
-
-
-@pytest.mark.parametrize("name,case_id", _params(ALL, cases.CASES))
-def test_http_conformance(name, case_id, warmed, results):
-    _needs_record(name)
-    case = cases.BY_ID[case_id]
-    port = warmed(name).port
-    _judge_and_check(name, case, lambda: wire.run_case(port, case), pinning.NONE, known.expected(catalog.get(name)),
-                     results, "conformance")
-
-
-@pytest.mark.skipif(nginx.binary() is None, reason="no nginx (apt-packages.txt)")
-@pytest.mark.parametrize("name,case_id", _params(BEHIND_NGINX, SMUGGLING_CASES))
-def test_http_conformance_behind_nginx(name, case_id, proxied, results):
-    _needs_record(name)
-    case = cases.BY_ID[case_id]
-    port = proxied(name)
-    _judge_and_check(name, case, lambda: wire.run_case(port, case, behind_proxy=True), "nginx", {}, results,
-                     "conformance_nginx")
-
-
-@pytest.mark.parametrize("name,setting,case_id", [
-    pytest.param(name, setting, case.id, id=f"{name}-{setting}-{case.id}")
-    for name, settings in SETTINGS.items() for setting in settings for case in cases.CASES])
-def test_http_conformance_with_setting(name, setting, case_id, with_setting, results):
-    case = cases.BY_ID[case_id]
-    port = with_setting(name, setting)
-    col = pinning.column(pinning.NONE, setting)
-    pin = pinning.pinned(name, case.id, col) or {}
-    expected = {case.id: "setting"} if pin.get("verdict") in (wire.FAIL, wire.HANDED) else {}
-    _judge_and_check(name, case, lambda: wire.run_case(port, case), col, expected, results, f"conformance_{setting}")
+        return
+    pin = pinning.pinned(name, case.id, col)
+    changed = pinning.differs(pin, cell, bool(race))
+    if changed:
+        pinning.PINS.failure(name)
+        label = name if col == pinning.NONE else f"{name} behind {col}"
+        pytest.fail(f"{label}: case {case.id} ({case.cls}, RFC {case.rfc}) {changed}\nnew cell: {cell}\n"
+                    f"pinned:   {pin}\n" + (f"race: {race}\n" if race else "")
+                    + "see whether the framing moved, then rewrite the record (CONFORMANCE_RECORD=1, "
+                      f"tests/conformance/pinning.py)\nsent: {case.request(grid.mode(catalog.get(name)))[:300]!r}")
 
 
 def _needs_record(name: str) -> None:
@@ -140,37 +184,68 @@ def _needs_record(name: str) -> None:
                     f"./test.sh -m reliability tests/reliability/test_reliability_conformance.py -k {name}")
 
 
-def _judge_and_check(name: str, case: cases.Case, run, col: str, expected: dict[str, str], results, kind: str):
-    """Run the case (again, up to RACE_ATTEMPTS, while it does not give what is expected: a racy case's
-    race is stated in known.py), record it, and hold it to the RFC, or to its caveat's pinned answers."""
-    label = name if col == pinning.NONE else f"{name} ({col})"
-    key = expected.get(case.id)
-    pin = pinning.pinned(name, case.id, col)
-    for _ in range(RACE_ATTEMPTS):
-        judgement, data = run()
-        failing = judgement.verdict in (wire.FAIL, wire.HANDED)
-        if (pin["answers"] == judgement.answers if key and pin and not pinning.ENABLED else failing == bool(key)):
-            break  # as expected; else again: a loaded machine can delay a close past the linger
-    results.verdict(name, kind, case.id, judgement.verdict, judgement.what, data)
-    pinning.PINS.add(name, col, case.id, judgement)
-    if failing != bool(key) or (key and pin and judgement.answers != pin["answers"] and not pinning.ENABLED):
-        pinning.PINS.failure(name)  # its record says the tests did not pass
-    sent = f"\nsent: {case.request[:300]!r}"
-    if key:
-        caveat = f"catalog caveat {key!r}: {catalog.CAVEATS[key]}" if key in catalog.CAVEATS else "pinned failure"
-        if not failing and key in known.KNOWN and case.id in known.KNOWN[key].racy:
-            pytest.skip(f"racy, passed {RACE_ATTEMPTS} times this run: {known.KNOWN[key].race}")
-        assert failing, (f"{label}: case {case.id} now gives {judgement.what}, a {judgement.verdict}: {caveat} no "
-                         f"longer shows; take the case out of it (tests/conformance/known.py){sent}")
-        if not pinning.ENABLED:
-            assert pin, (f"{label}: case {case.id} fails ({judgement.what}) with no pinned answer: write the "
-                         f"record (CONFORMANCE_RECORD=1, tests/conformance/pinning.py){sent}")
-            assert judgement.answers == pin["answers"], (
-                f"{label}: case {case.id} changed shape: now {judgement.answers!r} ({judgement.reading}, "
-                f"{judgement.effect}), pinned {pin['answers']!r} ({pin.get('reading')}, {pin.get('effect')}); "
-                f"see whether the framing moved, then rewrite the record{sent}")
-        pytest.xfail(f"{caveat}; answers {judgement.answers!r} ({judgement.reading}, {judgement.effect})")
-    assert not failing, (
-        f"{label}: case {case.id} ({case.cls}, RFC 9112/9110 {case.rfc}) got {judgement.what}: "
-        f"{judgement.verdict}, effect {judgement.effect}; allowed: {' | '.join(repr(p) for p in case.ok)}"
-        + (f", lenient: {' | '.join(repr(p) for p in case.lenient)}" if case.lenient else "") + sent)
+@pytest.mark.parametrize("name,case_id", _params(OWNERS, cases.CASES))
+def test_parser_owner(name, case_id, warmed, results):
+    """Every case on a server's parser owner, in reflect mode."""
+    _needs_record(name)
+    entry, case = catalog.get(name), cases.BY_ID[case_id]
+    cell, race = observe_cell(lambda: warmed(name).port, lambda c: warmed.settle(name, c), entry, case, cases.REFLECT)
+    hold(name, case, pinning.NONE, cell, race, results)
+
+
+@pytest.mark.parametrize("name,case_id", [pytest.param(name, case.id, id=f"{name}-{case.id}") for name in FRAMEWORKS
+                                           for case in grid.selected(catalog.get(name))])
+def test_framework_stack(name, case_id, warmed, results):
+    """The app-sensitive cases on a framework stack, in contract mode (the rest is its owner's): those of
+    cases.Case.app, and those a caveat of its app on that server names (grid.selected)."""
+    _needs_record(name)
+    entry, case = catalog.get(name), cases.BY_ID[case_id]
+    cell, race = observe_cell(lambda: warmed(name).port, lambda c: warmed.settle(name, c), entry, case,
+                              cases.CONTRACT)
+    hold(name, case, pinning.NONE, cell, race, results)
+
+
+def _owner_cell(name: str, case_id: str) -> dict | None:
+    return pinning.PINS.got.get(name, {}).get(pinning.NONE, {}).get(case_id) or pinning.pinned(name, case_id)
+
+
+@pytest.mark.parametrize("front", sorted(FRONTS))
+@pytest.mark.parametrize("name,case_id", _params(OWNERS, FRAMING_CASES))
+def test_behind_front(front, name, case_id, fronted, results):
+    """An owner's framing case that does not pass alone, again behind a front: does the front close it?"""
+    if FRONTS[front][1]() is None:
+        pytest.skip(f"no {front} (apt-packages.txt)")
+    alone = _owner_cell(name, case_id)
+    if alone is None or alone.get("effect") not in verdict.FRONTED:
+        pytest.skip("passes alone (or refuses, or was not observed): nothing for a front to close")
+    _needs_record(name)
+    entry, case = catalog.get(name), cases.BY_ID[case_id]
+    cell, race = observe_cell(lambda: fronted(front, name), lambda c: fronted.settle(name, c), entry, case,
+                              cases.REFLECT)
+    hold(name, case, front, cell, race, results)
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("name", INHERITING)
+def test_inherited_cells_agree(name, warmed):
+    """Every case this framework stack inherits, run on it in contract mode, agrees with its parser owner's cell
+    (tests/conformance/inheritance.py): the inheritance is shown, not assumed."""
+    entry = catalog.get(name)
+    owner = catalog.parser_owner(entry).name
+    problems = []
+    own = {case.id for case in grid.selected(entry)}
+    for case in cases.CASES:
+        if case.id in own:
+            continue
+        owned = _owner_cell(owner, case.id)
+        if owned is None:
+            pytest.skip(f"{owner} has no cell for {case.id}: run its grid first")
+        cell, race = observe_cell(lambda: warmed(name).port, lambda c: warmed.settle(name, c), entry, case,
+                                  cases.CONTRACT)
+        if race or grid.racy(catalog.get(owner), case.id):
+            continue  # a race of its own: the worst of runs is compared on the owner alone
+        why = inheritance.disagreement(owned["answers"], cell["answers"])
+        if why:
+            problems.append(f"{case.id}: {name} answered {cell['answers']!r}: {why}")
+    assert not problems, (f"{name} does not agree with its parser owner {owner} on {len(problems)} inherited cases "
+                          "(make them app-sensitive, cases.Case.app, or find what differs):\n" + "\n".join(problems))
