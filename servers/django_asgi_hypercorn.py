@@ -19,6 +19,12 @@ uvloop's TLS protocol (uvloop/sslproto.pyx, Cython) drives an ssl.SSLObject over
 handshake included, before h11 sees a byte; Hypercorn offers h2 and http/1.1 by ALPN
 (Config.alpn_protocols); through Hypercorn's certfile and keyfile (--certfile, --keyfile).
 
+HTTP/2 (python-hyper's h2 (hpack, hyperframe)), served by default: h2 by ALPN over TLS, h2c by prior
+knowledge, h2c by Upgrade; --http2 changes nothing. Framed in each worker's event-loop thread:
+H2Protocol (hypercorn/protocol/h2.py) feeds each read to h2's H2Connection and runs every stream as
+a task of the connection's task group, so the app calls of one connection's streams run concurrently
+on that loop (100 at most: h2_max_concurrent_streams).
+
 Caveat: HTTP/1.1 (smuggling-relevant): Hypercorn (h11) keeps the connection after a request with
 both Content-Length and Transfer-Encoding, accepts a bare CR and NUL in a chunk extension, serves
 HTTP/2.0 and lower-case methods, hands `GET *`, the authority-form and an absolute-form target to

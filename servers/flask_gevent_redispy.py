@@ -13,6 +13,9 @@ greenlet: WSGIServer wraps each accepted socket in gevent's cooperative SSLSocke
 over the ssl module's _ssl) and handshakes before the request is read (gevent/server.py
 wrap_socket_and_handle); through gevent WSGIServer's ssl_context.
 
+No HTTP/2: gevent's WSGIServer (gevent.pywsgi) speaks HTTP/1.x only: its WSGIHandler reads request
+lines, there is no HTTP/2 in gevent; --http2 is refused.
+
 Caveat: HTTP/1.1 (smuggling-relevant): gevent's pywsgi accepts invalid Content-Length, unknown or
 doubled Transfer-Encoding and `chunked` wrapped in bytes str.strip() removes (\x1c-\x1f, NBSP, NEL),
 keeps an HTTP/1.0 keep-alive connection after a chunked body, accepts invalid field names: expose it

@@ -29,6 +29,6 @@ SPECS = (
                           "come from the server (so the app adds neither), Sanic's lifecycle events from ASGI "
                           "lifespan. Sanic's ASGI layer sends no Content-Length (its own server computes it), so "
                           "every response is framed chunked.",
-                  servers=("uvicorn",), combination_caveats=(("uvicorn", _ASTERISK),), **_COMMON,
+                  servers=("uvicorn", "gunicorn-asgi"), combination_caveats=(("uvicorn", _ASTERISK),), **_COMMON,
                   json_paths=("json/", "ujson")),
 )
