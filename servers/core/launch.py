@@ -16,6 +16,7 @@ import socket
 import ssl
 import sys
 import sysconfig
+from importlib import metadata
 from pathlib import Path
 from typing import Callable, NoReturn
 
@@ -104,6 +105,18 @@ def check_http2(entry: catalog.Entry, http2: bool, tls: bool) -> None:
              f"({h2.missing})")
     if tls and not h2.over_tls:
         fail(f"{entry.name} serves HTTP/2 only in cleartext (h2c): drop --certfile and --keyfile ({h2.missing})")
+    missing = [package for package in h2.packages if not _installed(package)]
+    if missing:
+        fail(f"{entry.name}: --http2 needs {', '.join(missing)}, not installed for {sys.executable} "
+             f"(pip install {' '.join(missing)})")
+
+
+def _installed(distribution: str) -> bool:
+    try:
+        metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return False
+    return True
 
 
 def check_tls(entry: catalog.Entry, certfile: str, keyfile: str) -> None:
