@@ -10,7 +10,9 @@ being measured over HTTP/1.1), h2c (http:// URLs, prior knowledge: -p h2c, its d
 Numbers come from h2load's own summary (its duration; errored and timed-out requests) and from its per-request
 log (--log-file: start, status, microseconds to the end of the response; status -1 for a failed stream):
 requests answered, status codes and latency percentiles are counted from the log, so they are of one set of
-requests. When the run's time is up h2load stops every connection with its streams in flight: those (at most
+requests. h2load does not reconnect a connection the server closed (a GOAWAY after Hypercorn's
+keep_alive_max_requests, 1000 a connection by default): a run whose answers stop well before its time is up is
+a failure that says so, not a low rate. When the run's time is up h2load stops every connection with its streams in flight: those (at most
 connections x streams) end as "errored" or not done, and are not errors of the server (in_flight below). A closed
 loop's percentiles suffer coordinated omission, as wrk's and hey's do.
 """
@@ -24,6 +26,7 @@ from loadtools.base import LoadSpec, Tool, run_version
 from loadtools.measurement import Measurement
 
 MAX_TARGETS = 100_000
+EARLY_STOP = 0.8  # answers that end before this share of the run: the connections were closed under it
 _REQUESTS = re.compile(r"^requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, "
                        r"(\d+) errored, (\d+) timeout", re.MULTILINE)
 _FINISHED = re.compile(r"^finished in ([\d.]+)(m?s),", re.MULTILINE)
@@ -128,16 +131,23 @@ def parse(stdout: str, log: str = "", stderr: str = "", in_flight: int = 0) -> M
         raise ValueError(f"h2load got no answer to any of its {started} requests (application protocol "
                          f"{negotiated(stdout) or 'none'}){': ' + said[-1] if said else ''}")
     cut_off = max(0, in_flight - (started - done))  # the streams the stop ended as errored
-    latencies, codes = [], {}
+    latencies, codes, first, last = [], {}, None, None
     for line in log.splitlines():
         cells = line.split("\t")
         if len(cells) < 3:
             continue
-        status = int(cells[1])
+        status, start_us, took_us = int(cells[1]), int(cells[0]), int(cells[2])
         if status < 0:
             continue  # a failed stream: counted by h2load's summary as errored
+        first = start_us if first is None else min(first, start_us)
+        last = start_us + took_us if last is None else max(last, start_us + took_us)
         codes[str(status)] = codes.get(str(status), 0) + 1
-        latencies.append(int(cells[2]))
+        latencies.append(took_us)
+    if first is not None and seconds >= 2 and (last - first) / 1e6 < EARLY_STOP * seconds:
+        raise ValueError(f"h2load's answers stopped {seconds - (last - first) / 1e6:.1f} s before its {seconds:g} s were "
+                         f"up, after {len(latencies):,} requests: the server closed the connections (a GOAWAY: "
+                         f"Hypercorn's keep_alive_max_requests is 1000 a connection) and h2load does not reconnect; "
+                         f"give more --connections or a shorter --duration")
     completed = len(latencies)
     m = Measurement(requests=completed, duration_s=round(seconds, 3),
                     requests_per_s=round(completed / seconds, 2) if seconds else 0.0, status_codes=codes,

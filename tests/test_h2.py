@@ -264,3 +264,39 @@ def test_a_tls_only_server_refuses_http2_in_cleartext():
     done = subprocess.run(command(tls_only.name, ["--port", "1", "--http2"]), capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "only over TLS" in done.stderr and tls_only.http2.missing in done.stderr, done.stderr
+
+
+# -- the anatomy's h2 layer -------------------------------------------------------------------------
+
+def test_the_servers_http2_frames_are_the_h2_layer():
+    """Http2.code_paths: python-hyper's h2/hpack/hyperframe and the server's HTTP/2 glue, Go's bundled http2."""
+    from anatomy import layers
+
+    asgi = layers.rules_for("gunicorn-asgi", "starlette")
+    assert layers.layer_of_frame("Decoder.decode (site-packages/hpack/hpack.py:400)", asgi) == layers.H2
+    assert layers.layer_of_frame("HTTP2Request.__init__ (site-packages/gunicorn/http2/request.py:50)", asgi) == layers.H2
+    assert layers.layer_of_frame("ASGIProtocol.data_received (site-packages/gunicorn/asgi/protocol.py:999)",
+                                 asgi) == layers.SERVER
+    hypercorn = layers.rules_for("hypercorn", "starlette")
+    assert layers.layer_of_frame("H2Protocol.handle (site-packages/hypercorn/protocol/h2.py:182)", hypercorn) == layers.H2
+    assert layers.layer_of_frame("H11Protocol.handle (site-packages/hypercorn/protocol/h11.py:1)", hypercorn) == layers.SERVER
+    go = layers.rules_for("net/http", "nethttp")
+    assert layers.layer_of_stack(["net/http.(*conn).serve", "net/http.(*http2serverConn).serve"], go) == layers.H2
+    assert layers.layer_of_stack(["net/http.(*http2Framer).ReadFrame",
+                                  "vendor/golang.org/x/net/http2/hpack.(*Decoder).Write"], go) == layers.H2
+    assert layers.layer_of_stack(["net/http.(*conn).serve", "net/http.(*conn).readRequest"], go) == layers.SERVER
+    granian = layers.rules_for("granian-asgi", "starlette")
+    assert not any(layer == layers.H2 for _, layer in granian.prefixes)  # hyper's frames are Rust's: native
+
+
+def test_the_anatomy_over_h2c_measures_the_h2_layer(tmp_path):
+    from anatomy import pyspy, session
+
+    if pyspy.unavailable():
+        pytest.skip(pyspy.unavailable())
+    # 8 connections: Hypercorn closes each after 1,000 requests (keep_alive_max_requests) and h2load does not reconnect
+    result = session.run(session.Settings(name="starlette_hypercorn", seconds=4.0, connections=8, streams=2,
+                                          workers=1, workdir=tmp_path, protocol="h2c"))
+    assert result["protocol"] == "h2c" and result["streams"] == 2 and result["load"]["requests"], result["load"]
+    assert "h2" in result["versions"]
+    assert result["cpu"]["layers"].get("h2", 0) > 5, result["cpu"]["layers"]

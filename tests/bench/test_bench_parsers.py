@@ -221,9 +221,19 @@ def test_h2load_no_answer_at_all_is_a_failure(raw):
 def test_h2load_errors_past_the_cut_off_are_the_servers():
     stdout = ("finished in 2.00s, 10.00 req/s, 1KB/s\n"
               "requests: 30 total, 32 started, 30 done, 20 succeeded, 10 failed, 10 errored, 3 timeout\n")
-    m = h2load.parse(stdout, "1\t200\t1000\n" * 20 + "1\t-1\t5\n" * 10, in_flight=8)
+    log = "".join(f"{i * 100_000}\t200\t1000\n" for i in range(20)) + "1900000\t-1\t5\n" * 10
+    m = h2load.parse(stdout, log, in_flight=8)
     # 8 in flight at the stop: 2 never done, so 6 of the 10 errored were cut off; 3 timed out, 1 more failed
     assert (m.requests, m.errors["timeout"], m.errors["read"]) == (20, 3, 1)
+
+
+def test_h2load_answers_that_stop_early_are_a_failure_not_a_low_rate():
+    """Hypercorn closes an HTTP/2 connection after 1,000 requests and h2load does not reconnect."""
+    stdout = ("finished in 6.00s, 333.00 req/s, 1KB/s\n"
+              "requests: 2000 total, 2000 started, 2000 done, 2000 succeeded, 0 failed, 0 errored, 0 timeout\n")
+    log = "".join(f"{1_000_000 + i * 1000}\t200\t500\n" for i in range(2000))  # 2 s of answers in a 6 s run
+    with pytest.raises(ValueError, match="stopped 4.0 s before its 6 s were up, after 2,000 requests"):
+        h2load.parse(stdout, log)
 
 
 def test_h2load_command_asks_for_h2_alone_over_tls_and_its_streams(tmp_path):
