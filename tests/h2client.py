@@ -44,6 +44,7 @@ class H2Connection:
         self.sock: socket.socket | None = None
         self.alpn: str | None = None
         self.answers: dict[int, Answer] = {}
+        self.ended: list[int] = []  # the streams in the order their answers ended
         self.settings_seen = False
 
     def _dial(self) -> socket.socket:
@@ -92,8 +93,13 @@ class H2Connection:
         self._read_until({1})
         return self.answers[1]
 
-    def get(self, paths: list[str]) -> list[Answer]:
-        """Every path a GET on a stream of its own, all sent before anything is read; their answers."""
+    def ping(self) -> None:
+        """A PING frame: traffic on an otherwise idle connection (its ACK is left unread)."""
+        self.conn.ping(b"refsuite")
+        self.sock.sendall(self.conn.data_to_send())
+
+    def send(self, paths: list[str]) -> list[int]:
+        """Every path a GET on a stream of its own, sent and not waited for; the streams' ids."""
         ids = []
         for path in paths:
             stream_id = self.conn.get_next_available_stream_id()
@@ -104,6 +110,20 @@ class H2Connection:
             self.answers[stream_id] = Answer(stream_id)
             ids.append(stream_id)
         self.sock.sendall(self.conn.data_to_send())
+        return ids
+
+    def answered(self, ids: list[int], within: float) -> bool:
+        """Whether every stream of ids ended within `within` seconds of reading."""
+        self.sock.settimeout(within)
+        try:
+            self._read_until(set(ids))
+        except (TimeoutError, socket.timeout):
+            return False
+        return True
+
+    def get(self, paths: list[str]) -> list[Answer]:
+        """Every path a GET on a stream of its own, all sent before anything is read; their answers."""
+        ids = self.send(paths)
         self._read_until(set(ids))
         return [self.answers[i] for i in ids]
 
@@ -124,6 +144,7 @@ class H2Connection:
                 self.conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
             elif isinstance(event, h2.events.StreamEnded):
                 self.answers[event.stream_id].ended = True
+                self.ended.append(event.stream_id)
             elif isinstance(event, h2.events.StreamReset):
                 self.answers[event.stream_id].reset = event.error_code
             elif isinstance(event, h2.events.RemoteSettingsChanged):

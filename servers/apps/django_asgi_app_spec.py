@@ -27,6 +27,7 @@ SPECS = (
                       ("uvicorn", HOST_REG_NAME),
                       ("granian-asgi", HOST_REG_NAME),
                       ("hypercorn", HOST_REG_NAME),
+                      ("gunicorn-asgi", HOST_REG_NAME),
                       ("granian-asgi", EMPTY_PATH),
                       ("granian-asgi", CONNECT),
                       ("granian-asgi", METHOD_UPPER),

@@ -3,6 +3,13 @@ from servers.core.specs import ASGI, Caveat, FrameworkSpec
 
 _ASTERISK = Caveat("sanic-asterisk", "HTTP/1.1: sanic serves `GET *` as `GET /`", effects=("refuse-shape",))
 
+# gunicorn's ASGI worker hands CONNECT on (uvicorn's httptools refuses it first)
+_ASGI_CONNECT = Caveat("sanic-asgi-connect", "HTTP/1.1: gunicorn's ASGI worker hands CONNECT (an authority-form target) "
+                                             "to the app, and Sanic's ASGI app fails on it with a 500",
+                       # the hostile barrage is random: a run may send no CONNECT
+                       evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", False),),
+                       effects=("crash",))
+
 _COMMON = dict(framework="sanic", pip_packages=("sanic",), lesson="sanic", code_paths=("sanic/", "sanic_routing/"))
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
@@ -29,6 +36,7 @@ SPECS = (
                           "come from the server (so the app adds neither), Sanic's lifecycle events from ASGI "
                           "lifespan. Sanic's ASGI layer sends no Content-Length (its own server computes it), so "
                           "every response is framed chunked.",
-                  servers=("uvicorn", "gunicorn-asgi"), combination_caveats=(("uvicorn", _ASTERISK),), **_COMMON,
+                  servers=("uvicorn", "gunicorn-asgi"),
+                  combination_caveats=(("uvicorn", _ASTERISK), ("gunicorn-asgi", _ASGI_CONNECT)), **_COMMON,
                   json_paths=("json/", "ujson")),
 )

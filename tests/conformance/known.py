@@ -67,6 +67,10 @@ KNOWN: dict[str, Known] = _known(
                            "chunk-size-leading-space", "chunk-size-missing", "chunk-size-negative",
                            "chunk-size-not-hex-eof", "chunk-size-plus", "chunk-size-underscore", "host-invalid",
                            "host-missing", "http12-minor"), ("gunicorn",)),
+    gunicorn_asgi_parser=Known(("absolute-form", "host-invalid", "host-missing"), ("gunicorn",)),
+    # Sanic's ASGI app reads the path out of the absolute-form target gunicorn's ASGI worker hands it whole, so the
+    # worker's absolute-form failure (gunicorn-asgi-parser) does not show on sanic_gunicorn_asgi
+    sanic_asgi_connect=Known(("connect", "connect-ipv6"), ("gunicorn", "sanic"), passes=("absolute-form",)),
     gunicorn_body_after_answer=Known(("chunk-cut-eof", "chunk-data-lf-only", "chunk-ext-64k",
                                       "chunk-size-trailing-space",
                                       "last-chunk-bare-lf", "trailer-content-length", "trailer-invalid-name"),
