@@ -31,6 +31,11 @@ HTTP/2.0 and lower-case methods, hands `GET *`, the authority-form and an absolu
 the app (404), checks no Host, and answers 400 instead of the request before the bytes that follow
 `Connection: close` or an HTTP/1.0 request [desync, crash, no-close, refuse-shape, over-strict].
 
+Caveat: over HTTP/2 Hypercorn ends a connection after 1,000 requests (keep_alive_max_requests) with
+a graceful GOAWAY, then answers the streams the client had sent before it saw that with a second
+GOAWAY, PROTOCOL_ERROR (h2 refuses frames once the connection is closed): clients (Go's) fail the
+requests in flight instead of retrying them.
+
 Caveat: a connection its client closes (FIN) before sending anything is held until the 5 s keep-
 alive timeout, not closed at once.
 

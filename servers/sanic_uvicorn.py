@@ -28,6 +28,10 @@ served: no `Upgrade: h2c`: AutoZttpProtocol switches on the ALPN result or the p
 Caveat: uvicorn's httptools protocol answers a valid request followed in the same read by invalid
 bytes with a 400 alone: the valid request is dropped unanswered.
 
+Caveat: with --http2, zttp ends an HTTP/2 connection after 4,096 streams with GOAWAY
+ENHANCE_YOUR_CALM, not NO_ERROR, and the requests in flight go unanswered: clients (Go's) fail them
+instead of retrying on a new connection.
+
 Caveat: HTTP/1.1: uvicorn (httptools) serves HTTP/2.0 and HTTP/0.9 request lines, hands `GET *` to
 the app and checks no Host [crash, refuse-shape].
 

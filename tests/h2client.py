@@ -46,6 +46,10 @@ class H2Connection:
         self.answers: dict[int, Answer] = {}
         self.ended: list[int] = []  # the streams in the order their answers ended
         self.settings_seen = False
+        # the server's GOAWAY (error code, last stream id); with keep_goaway it is kept here instead of raised
+        self.goaway: tuple[int, int] | None = None
+        self.goaways: list[tuple[int, int]] = []  # every GOAWAY, in order
+        self.keep_goaway = False
 
     def _dial(self) -> socket.socket:
         sock = socket.create_connection((self.host, self.port), timeout=self.timeout)
@@ -121,6 +125,32 @@ class H2Connection:
             return False
         return True
 
+    def soak(self, path: str, total: int, concurrency: int, linger: float = 3.0) -> int:
+        """GETs of path kept `concurrency` at a time on this connection until `total` were sent and answered, or
+        until the server sent GOAWAY; then, sending nothing more, read on until the server closes (or `linger`
+        seconds), so every GOAWAY it sends is in self.goaways. The number answered."""
+        self.keep_goaway = True
+        sent = 0
+        while self.goaway is None:
+            open_streams = [a for a in self.answers.values() if not a.ended and a.reset is None]
+            if sent >= total and not open_streams:
+                return sum(1 for a in self.answers.values() if a.ended)
+            while sent < total and len(open_streams) < concurrency:
+                self.send([path])
+                sent += 1
+                open_streams.append(None)
+            data = self.sock.recv(65536)
+            if not data:
+                break
+            self._receive(data)
+        self.sock.settimeout(linger)
+        try:
+            while data := self.sock.recv(65536):
+                self._receive(data)
+        except (TimeoutError, socket.timeout, ConnectionError):
+            pass
+        return sum(1 for a in self.answers.values() if a.ended)
+
     def get(self, paths: list[str]) -> list[Answer]:
         """Every path a GET on a stream of its own, all sent before anything is read; their answers."""
         ids = self.send(paths)
@@ -150,7 +180,11 @@ class H2Connection:
             elif isinstance(event, h2.events.RemoteSettingsChanged):
                 self.settings_seen = True
             elif isinstance(event, h2.events.ConnectionTerminated):
-                raise ConnectionError(f"GOAWAY from the server: {event}")
+                self.goaway = (int(event.error_code), event.last_stream_id or 0)
+                self.goaways.append(self.goaway)
+                if not self.keep_goaway:
+                    raise ConnectionError(f"GOAWAY from the server: {event}")
+                return
         pending = self.conn.data_to_send()
         if pending:
             self.sock.sendall(pending)

@@ -34,6 +34,7 @@ HELLO, HELLO_JSON = b"Hello, World!", b'{"message":"Hello, World!"}'
 TEXT_TYPES = ("text/plain", "text/plain; charset=utf-8")
 JSON_TYPES = ("application/json", "application/json; charset=utf-8")
 STREAMS = 12  # concurrent streams on one connection: below every server's SETTINGS_MAX_CONCURRENT_STREAMS (100+)
+SOAK = 4_500  # requests on one connection: past Hypercorn's 1,000 a connection and zttp's 4,096 streams
 
 
 def _one_per_server(entries: list[catalog.Entry]) -> list[catalog.Entry]:
@@ -182,6 +183,28 @@ def test_concurrent_streams_on_one_connection(h2, pair, backends):
             assert answer.body == HELLO_JSON
         else:
             assert _backend_ok(path, answer.body), (path, answer.body)
+
+
+@_cases(CASES)
+def test_a_long_lived_connection_is_closed_without_an_error(expect, pair):
+    """SOAK requests, 16 in flight at a time, on one connection: a server may end the connection with GOAWAY
+    (a request limit), but the client did nothing wrong, so its error code must be NO_ERROR (RFC 9113 6.8), which
+    lets a client retry the streams above the last stream id; an error code makes clients (Go's) fail them."""
+    entry, protocol, server = expect
+    conn = H2Connection(server.port, _tls_context(pair, protocol)).open()
+    try:
+        answered = conn.soak("/", SOAK, 16)
+    finally:
+        conn.close()
+    if not conn.goaways:
+        assert answered == SOAK
+    errors = [(code, last) for code, last in conn.goaways if code != 0]
+    assert not errors, (f"{entry.name}: GOAWAY (error code, last stream id) {conn.goaways} after {answered} answers "
+                        f"on one connection")
+    if conn.goaways:  # every stream the server said it processed was answered
+        last = conn.goaways[-1][1]
+        unanswered = [a.stream_id for a in conn.answers.values() if a.stream_id <= last and not a.ended]
+        assert not unanswered, f"{entry.name}: streams {unanswered[:5]} at or below the last stream id {last} unanswered"
 
 
 @_cases(H2C_CASES)

@@ -46,6 +46,12 @@ SPECS = (
                                "answers 400 instead of the request before the bytes that follow `Connection: close` "
                                "or an HTTP/1.0 request",
                                effects=("desync", "crash", "no-close", "refuse-shape", "over-strict")),
+                        Caveat("hypercorn-h2-goaway",
+                               "over HTTP/2 Hypercorn ends a connection after 1,000 requests (keep_alive_max_requests) "
+                               "with a graceful GOAWAY, then answers the streams the client had sent before it saw "
+                               "that with a second GOAWAY, PROTOCOL_ERROR (h2 refuses frames once the connection is "
+                               "closed): clients (Go's) fail the requests in flight instead of retrying them",
+                               evidence=(("test_a_long_lived_connection_is_closed_without_an_error[{name}-*]", True),)),
                         Caveat("hypercorn-eof-idle",
                                "a connection its client closes (FIN) before sending anything is held until the 5 s "
                                "keep-alive timeout, not closed at once",

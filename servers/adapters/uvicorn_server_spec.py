@@ -42,6 +42,11 @@ SPECS = (
                                "by invalid bytes with a 400 alone: the valid request is dropped unanswered",
                                # the barrage is random: a run may send no pipelined garbage
                                evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", False),)),
+                        Caveat("uvicorn-zttp-stream-limit",
+                               "with --http2, zttp ends an HTTP/2 connection after 4,096 streams with GOAWAY "
+                               "ENHANCE_YOUR_CALM, not NO_ERROR, and the requests in flight go unanswered: clients "
+                               "(Go's) fail them instead of retrying on a new connection",
+                               evidence=(("test_a_long_lived_connection_is_closed_without_an_error[{name}-*]", True),)),
                         Caveat("uvicorn-httptools",
                                "HTTP/1.1: uvicorn (httptools) serves HTTP/2.0 and HTTP/0.9 request lines, "
                                "hands `GET *` to the app and checks no Host", effects=("crash", "refuse-shape"))),
