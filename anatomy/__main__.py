@@ -1,6 +1,6 @@
 """`python -m anatomy NAME`: how a stack serves a request, measured from outside under load.
 
-Starts the entry (and the local backend its operation needs), loads it with wrk and reports the
+Starts the entry (and the local backend its operation needs), loads it with wrk (h2load over HTTP/2) and reports the
 process tree with roles, threads, CPU and RSS; client and backend connections per process, the
 accept queue and new backend connections per second; CPU by layer (py-spy, or pprof for Go: server,
 framework, app, driver, JSON, interpreter, idle), the top functions and a flame graph. The logic is
@@ -25,9 +25,13 @@ def build_parser() -> argparse.ArgumentParser:
                                            "that entry on operation OP instead of --op")
     p.add_argument("--op", default="hello", choices=list(catalog.OPERATIONS), help="operation (default hello)")
     p.add_argument("--protocol", default=protocols.DEFAULT, choices=list(protocols.PROTOCOLS),
-                   help="h1 (default), or h1-tls: the entry serves HTTPS with the suite's certificate "
-                        "(python -m harness.tls) and the profile's tls layer shows what its TLS library takes")
-    p.add_argument("--connections", type=int, default=50, help="wrk connections (default 50)")
+                   help="h1 (default); h1-tls: the entry serves HTTPS with the suite's certificate "
+                        "(python -m harness.tls) and the profile's tls layer shows what its TLS library takes; h2, "
+                        "h2c: HTTP/2 over that TLS or in cleartext (the entry's --http2), loaded by h2load, and the "
+                        "h2 layer shows what its HTTP/2 framing takes")
+    p.add_argument("--connections", type=int, default=50, help="wrk's (or h2load's) connections (default 50)")
+    p.add_argument("--streams", type=int, default=1,
+                   help="over HTTP/2: streams each connection keeps in flight (h2load -m; default 1)")
     p.add_argument("--seconds", type=float, default=10.0, help="load duration (default 10; at least 3)")
     p.add_argument("--workers", type=int, default=None, help="the entry's --workers (default: the catalog's)")
     p.add_argument("--no-profile", action="store_true", help="skip the CPU profile (py-spy / pprof)")
@@ -112,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, op in stacks:
         settings = session.Settings(name=name, op=op, connections=args.connections, seconds=args.seconds,
                                     workers=args.workers, profile=not args.no_profile, mongo_url=args.mongo_url,
-                                    redis_url=args.redis_url, protocol=args.protocol)
+                                    redis_url=args.redis_url, protocol=args.protocol, streams=args.streams)
         if args.out:
             settings.workdir = args.out
         try:

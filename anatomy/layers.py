@@ -15,6 +15,11 @@ profile cannot split the two), pyOpenSSL, Go's crypto/ (the crypto only: Go's so
 are net/http's). rustls inside granian and uWSGI's OpenSSL run in native code no Python frame covers:
 their share is in the native layer (granian's Rust threads) or the server's, and shows only as the
 difference from the same stack in plaintext.
+
+The h2 layer is the server's HTTP/2 framing as its spec declares it (Http2.code_paths): python-hyper's h2, hpack
+and hyperframe with the server's own HTTP/2 glue (Hypercorn's protocol/h2.py, gunicorn's http2 package, twisted's
+_http2.py, uvicorn's zttp protocol), Go's http2 functions bundled in net/http and its hpack. Rust's hyper inside
+granian frames HTTP/2 in native threads no profile of Python frames sees: there it is in the native layer.
 """
 from __future__ import annotations
 
@@ -24,13 +29,15 @@ from dataclasses import dataclass, field
 from anatomy import recompiled
 from servers.core import catalog
 
-SERVER, TLS, FRAMEWORK, APP, TEMPLATE, DRIVER, JSON, INTERPRETER, NATIVE, IDLE = (
-    "server", "tls", "framework", "app", "template", "driver", "json", "interpreter", "native", "idle")
-ORDER = (SERVER, TLS, FRAMEWORK, APP, TEMPLATE, DRIVER, JSON, INTERPRETER, NATIVE)  # on-CPU layers; idle is not one
+SERVER, TLS, H2, FRAMEWORK, APP, TEMPLATE, DRIVER, JSON, INTERPRETER, NATIVE, IDLE = (
+    "server", "tls", "h2", "framework", "app", "template", "driver", "json", "interpreter", "native", "idle")
+ORDER = (SERVER, TLS, H2, FRAMEWORK, APP, TEMPLATE, DRIVER, JSON, INTERPRETER, NATIVE)  # on-CPU layers; idle is not one
 WHAT = {
     SERVER: "accepting, parsing HTTP, writing responses, the event loop or worker machinery",
     TLS: "TLS: handshakes and the record layer's encryption, where a profile sees the server's TLS library "
          "(ssl.py with OpenSSL's socket calls under it, pyOpenSSL, Go's crypto/)",
+    H2: "HTTP/2: frames, HPACK, the streams' state and flow control, where a profile sees the server's framing "
+        "(python-hyper's h2, hpack, hyperframe and the server's HTTP/2 code, Go's bundled http2)",
     FRAMEWORK: "routing, request/response objects, handler dispatch",
     APP: "this suite's route code (servers/apps, the Go commands' handlers)",
     TEMPLATE: "the template engine: loading, rendering and escaping the page (/fortunes)",
@@ -72,7 +79,7 @@ def rules_for(server: str, app: str) -> Rules:
     server_spec, app_spec = catalog.SERVERS[server], catalog.APPS[app]
     table: dict[str, str] = {}
     for layer, prefixes in ((JSON, JSON_PACKAGES), (DRIVER, DRIVER_PACKAGES), (TEMPLATE, app_spec.template_paths),
-                            (APP, APP_PACKAGES), (TLS, server_spec.tls.code_paths),
+                            (APP, APP_PACKAGES), (TLS, server_spec.tls.code_paths), (H2, server_spec.http2.code_paths),
                             (SERVER, server_spec.code_paths + _ADAPTERS), (FRAMEWORK, app_spec.code_paths)):
         for prefix in prefixes:
             table.setdefault(prefix, layer)  # a shared prefix keeps the more specific layer listed first

@@ -32,11 +32,18 @@ def headline(result: dict) -> str:
     lat = load.get("latency_ms") or {}
     over = f" over {result['protocol']}" if result.get("protocol", "h1") != "h1" else ""
     return (f"{result['entry']} {result['op']} ({result['path']}){over}: {result['server']} serving {result['framework']}, "
-            f"{result['model']}, {result['workers']} workers; wrk {result['clients']} connections "
+            f"{result['model']}, {result['workers']} workers; {_load_tool(result)} "
             f"{result['seconds']:g} s: {rps or 0:,.0f} requests/s, p50 {lat.get('p50', '?')} ms, "
             f"p99 {lat.get('p99', '?')} ms, errors {load.get('errors')}, non-2xx {load.get('non_2xx')}"
             + ("" if result["cpu"]["why"] or result["model"] == "goroutines" else " (under the profiler, which pauses a worker for each sample: "
                                                  "compare rates with ./bench.sh, not these)"))
+
+
+def _load_tool(result: dict) -> str:
+    """wrk's connections, or over HTTP/2 h2load's connections x streams."""
+    if result.get("protocol") in ("h2", "h2c"):
+        return f"h2load {result['clients']} connections x {result.get('streams', 1)} streams"
+    return f"wrk {result['clients']} connections"
 
 
 def connection_lines(result: dict) -> list[str]:

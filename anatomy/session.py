@@ -1,5 +1,6 @@
 """One anatomy run: start the entry (and the local backends its operation needs), put a steady wrk
-load on it, and observe it from outside while the load runs.
+load on it (h2load over HTTP/2: its connections, each with `streams` requests in flight), and observe it from
+outside while the load runs.
 
 Timeline for --seconds S: wrk runs S seconds; after a warm-up second the observation window
 (S - 2 s, at least 1 s) samples the process tree and the sockets every SAMPLE_S and, at the same
@@ -21,6 +22,7 @@ from backends import DEFAULT_USERS
 from anatomy.census import SPAWNER, WORKER, Census
 from anatomy.connections import Connections
 from loadtools.base import LoadSpec
+from loadtools.h2load import H2load
 from loadtools.wrk import Wrk
 from harness import machine, protocols, versions
 from harness.backends import BackendSession
@@ -46,7 +48,8 @@ class Settings:
     mongo_url: str = ""
     redis_url: str = ""
     users: int = DEFAULT_USERS  # what the local backends are seeded with, lookups drawn over them
-    protocol: str = protocols.DEFAULT  # h1, or h1-tls: the entry serves HTTPS (harness.protocols), wrk speaks it
+    protocol: str = protocols.DEFAULT  # harness.protocols: h1, h1-tls (wrk speaks them), h2, h2c (h2load)
+    streams: int = 1  # over HTTP/2: streams each connection keeps in flight (h2load -m)
     workdir: Path = field(default_factory=lambda: ROOT / "results" / "anatomy")
 
 
@@ -191,13 +194,14 @@ def run(settings: Settings) -> dict:
         env = {pprof.ENV: str(pprof_port)} if pprof_port else {}
         server = EntryProcess(entry.name, args, workdir / "server.log", env=env).start()
         try:
-            result = _observe(entry, settings, server, port, backend_ports, workdir, pprof_port, protocol.tls)
+            result = _observe(entry, settings, server, port, backend_ports, workdir, pprof_port, protocol)
         finally:
             server.stop()
     result.update(entry=entry.name, op=settings.op, path=catalog.OPERATIONS[settings.op],
                   clients=settings.connections, seconds=settings.seconds, server=entry.server, protocol=protocol.name,
+                  **({"streams": settings.streams} if protocol.http2 else {}),
                   framework=entry.framework, model=entry.model, workers=server.workers,
-                  machine=machine.summary(machine.describe()), versions=versions.for_entry(entry.name),
+                  machine=machine.summary(machine.describe()), versions=versions.for_entry(entry.name, protocol.http2),
                   workdir=str(workdir))
     return result
 
@@ -231,10 +235,12 @@ def settle(root: int, quiet_cpu_s: float = 0.05, step: float = 0.5, timeout: flo
 
 
 def _observe(entry, settings: Settings, server: EntryProcess, port: int, backend_ports: set[int], workdir: Path,
-             pprof_port: int | None, tls: bool = False) -> dict:
-    tool = Wrk()
+             pprof_port: int | None, protocol: protocols.Protocol = protocols.H1) -> dict:
+    tool = H2load() if protocol.http2 else Wrk()
+    tls = protocol.tls
     spec = LoadSpec(base_url=server.url, path=catalog.OPERATIONS[settings.op], connections=settings.connections,
-                    duration_s=settings.seconds, users=settings.users, workdir=workdir, stem="wrk")
+                    streams=settings.streams if protocol.http2 else 1, protocol=protocol.name,
+                    duration_s=settings.seconds, users=settings.users, workdir=workdir, stem=tool.name)
     load: dict = {}
     settle(server.pid)
     conns = Connections(port, backend_ports)
@@ -259,7 +265,7 @@ def _observe(entry, settings: Settings, server: EntryProcess, port: int, backend
         conns.sample(census.pids())
     profiler.join(window + 60)
     loader.join(settings.seconds + 60)
-    measured = tool.parse({"stdout": load["done"].stdout}) if "done" in load else None
+    measured = tool.parse(tool.collect(spec, load["done"].stdout, load["done"].stderr)) if "done" in load else None
     conns.mark_end()
     connections = conns.result()
     whole = connections["backend_new_whole_load"]

@@ -19,16 +19,27 @@ NOTE = ("Capacity: the highest offered rate at which the step held the SLO (late
         "limit against a trivial server) or the backend was the bound, not the stack; it is not ranked.")
 
 
+AXIS_NOTE = (
+    "Each stack on every protocol it was measured on (harness.protocols): h1 plaintext HTTP/1.1, h1-tls HTTP/1.1 over "
+    "TLS terminated by its own server, h2 HTTP/2 over that TLS (ALPN), h2c HTTP/2 in cleartext (prior knowledge); a "
+    "server that cannot serve one is left out of it (the plan says why). capacity/s: the open loop's (vegeta; over "
+    "HTTP/2 its workers' requests are streams of one connection, Go's HTTP/2 transport opening another only at the "
+    "server's stream limit), a ≥ is a lower bound (void: the tool or the backend was the bound); cpu µs/req: the "
+    "server's whole process tree at the operation's common rate, one rate for every protocol. The load tool's own "
+    "limit is measured on each protocol (its TLS and its HTTP/2 framing cost it CPU too) and each cell is voided "
+    "against its own protocol's.")
+
 PROTOCOLS_NOTE = (
-    "Each stack measured twice, as plaintext HTTP/1.1 (h1) and as HTTP/1.1 over TLS terminated by its own server "
-    "(h1-tls, the suite's local certificate, ECDSA P-256). capacity: as in the answers (a ≥ is a lower bound). cpu "
-    "µs/req: the server's whole process tree in one step at the operation's common rate, the same rate on both "
-    "protocols; kept: connections kept alive; new conn: a connection per request (--close), so each request "
-    "pays a TCP connection and, over TLS, a handshake. +TLS per request: what a request costs more over TLS on a kept "
-    "connection (the record layer's encryption); +TLS per connection: what a new connection costs more over TLS "
-    "beyond that (the handshake): (h1-tls new conn - h1 new conn) - (+TLS per request); a server without keep-alive "
-    "opens a connection per request in both passes, so all its extra is per connection (the kept pass's). Differences "
-    "of two steps on a shared machine: read small ones as noise.")
+    "Each stack against plaintext HTTP/1.1 (h1) on another protocol: HTTP/1.1 over TLS terminated by its own server "
+    "(h1-tls, the suite's local certificate, ECDSA P-256), HTTP/2 over that TLS (h2) or in cleartext (h2c). capacity: as "
+    "in the answers (a ≥ is a lower bound). cpu µs/req: the server's whole process tree in one step at the operation's "
+    "common rate, the same rate on every protocol; kept: connections kept alive; new conn: a connection per request "
+    "(--close), so each request pays a TCP connection and, over TLS, a handshake (over HTTP/2 also its preface and "
+    "SETTINGS). extra per request: what a request costs more than on h1 on a kept connection (for h1-tls the record "
+    "layer's encryption; for h2c the HTTP/2 framing and HPACK, negative where it costs less); extra per connection: "
+    "what a new connection costs more beyond that (over TLS, the handshake): (new conn - h1 new conn) - (extra per "
+    "request); a server without keep-alive opens a connection per request in both passes, so all its extra is per "
+    "connection (the kept pass's). Differences of two steps on a shared machine: read small ones as noise.")
 
 
 def _rate(value: float | None) -> str:
@@ -136,7 +147,7 @@ def _us(value: float | None, signed: bool = False) -> str:
 def protocol_cells(report) -> tuple[list[str], list[list[str]]]:
     """Each stack and operation on h1 and on another protocol, side by side (the model's ProtocolCost)."""
     header = ["stack", "op", "vs", "capacity/s h1", "capacity/s", "ratio", "measured at", "cpu µs/req h1 kept",
-              "cpu µs/req kept", "+TLS µs/req", "cpu µs/req h1 new conn", "cpu µs/req new conn", "+TLS µs/conn"]
+              "cpu µs/req kept", "extra µs/req", "cpu µs/req h1 new conn", "cpu µs/req new conn", "extra µs/conn"]
     lines = []
     for p in report.protocol_costs:
         b, o = p.base.standing, p.other.standing
@@ -146,6 +157,21 @@ def protocol_cells(report) -> tuple[list[str], list[list[str]]]:
                       _rate(p.common_rate), _us(b.cpu_us), _us(o.cpu_us), per_request,
                       _us(p.base.close_cpu_us), _us(p.other.close_cpu_us),
                       _us(p.extra_us_per_connection, signed=True)])
+    return header, lines
+
+
+def axis_cells(report) -> tuple[list[str], list[list[str]]]:
+    """The protocol as an axis: per stack and operation, capacity and cpu µs/req on each protocol (model.AxisRow)."""
+    from bench.model import PROTOCOL_ORDER
+
+    shown = [p for p in PROTOCOL_ORDER if any(p in row.cells for row in report.protocol_axis)]
+    header = ["stack", "op", "measured at", *(f"capacity/s {p}" for p in shown), *(f"cpu µs/req {p}" for p in shown)]
+    lines = []
+    for row in report.protocol_axis:
+        cap = [_capacity(row.cells[p]) if p in row.cells else "–" for p in shown]
+        cpu = [_us(row.cells[p].cpu_us) if p in row.cells else "–" for p in shown]
+        lines.append([f"`{row.entrypoint}`" + (" **dev-only**" if row.dev_only else ""), row.operation,
+                      _rate(row.common_rate), *cap, *cpu])
     return header, lines
 
 

@@ -158,6 +158,9 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     load.add_argument("--tool", choices=list(TOOLS), help=f"load tool (default {DEFAULT_TOOL})")
     load.add_argument("--connections", "-c", type=csv_ints, metavar="N[,N...]",
                       help="concurrent connections, a list runs each (default 50)")
+    load.add_argument("--streams", "-m", type=positive_int, metavar="N",
+                      help="h2load: HTTP/2 streams each connection keeps in flight (h2load -m; default 1), so "
+                           "connections x N requests at once; for --protocol h2 and h2c")
     load.add_argument("--threads", "-t", type=positive_int, metavar="N",
                       help="wrk threads (default: 2, at most the connections); hey: -cpus")
     load.add_argument("--duration", "-d", dest="duration_s", type=positive_float, metavar="S",
@@ -376,6 +379,9 @@ def check_settings(s: planning.Settings, args: argparse.Namespace) -> None:
             speaking = [name for name, t in TOOLS.items() if set(s.protocols) <= set(t.protocols)]
             raise UsageError(f"--tool {s.tool} does not speak {', '.join(missing)}; use --tool "
                              f"{' or '.join(speaking) or '(none speaks them all)'}")
+    if s.streams > 1 and (not TOOLS[s.tool].supports_streams
+                          or not all(protocols.get(p).http2 for p in s.protocols)):
+        raise UsageError("--streams is HTTP/2's: give --tool h2load and --protocol h2 and/or h2c only")
     if args.requests and s.tool not in ("ab", "hey"):
         raise UsageError(f"--requests is for ab and hey; {s.tool} runs for --duration seconds")
     if not s.servers:

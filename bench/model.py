@@ -45,7 +45,8 @@ class Config:
     target: str
     preset: str
     mode: str  # "" a fixed load; "capacity"/"calibration" a step of a ramp (Report.capacities)
-    protocol: str = "h1"  # h1, h1-tls (harness.protocols): stacks are ranked within one protocol
+    protocol: str = "h1"  # h1, h1-tls, h2, h2c (harness.protocols): stacks are ranked within one protocol
+    streams: int | None = None  # HTTP/2 streams per connection of a closed loop (h2load -m); None: one
 
     @classmethod
     def of(cls, r: Result) -> "Config":
@@ -61,7 +62,8 @@ class Config:
     def load(self) -> str:
         if self.loop == "open":  # a capacity ramp that failed before its first step has no rate
             return f"{self.rate:g}/s" if self.rate is not None else "ramp"
-        return f"c={self.connections}" + (f" t={self.threads}" if self.tool == "wrk" and self.threads else "")
+        return (f"c={self.connections}" + (f" m={self.streams}" if self.streams and self.streams > 1 else "")
+                + (f" t={self.threads}" if self.tool == "wrk" and self.threads else ""))
 
     @property
     def connection(self) -> str:
@@ -111,11 +113,11 @@ class Row:
     void_reasons: tuple[str, ...]
     tool_cpu_pct: float | None  # median
     connections_open: float | None  # median
-    in_flight: float | None  # median of rate x mean latency (Little's law: ~ the connections)
+    in_flight: float | None  # median of rate x mean latency (Little's law: ~ the connections, x the streams)
 
     @property
     def coordinated_omission(self) -> bool:
-        """Closed loop (wrk, ab, hey, locust): a connection sends its next request only after the last
+        """Closed loop (wrk, ab, hey, locust, h2load): a connection (a stream) sends its next request only after the last
         answer, so a stall delays the requests it should have timed and its percentiles understate the
         tail (wrk's are its own after-the-run estimate). Marked in tables and charts, never a capacity."""
         return self.config.loop == "closed"
@@ -154,7 +156,8 @@ def derive(config: Config, results: list[Result]) -> Row:
         noisy=sum(1 for r in ok if r.noisy),
         void_reasons=tuple(dict.fromkeys(w for r in ok for w in r.void_reasons)),
         tool_cpu_pct=_median(r.tool_cpu_pct for r in ok), connections_open=_median(r.connections_open for r in ok),
-        in_flight=_median(r.littles_ratio * r.connections for r in ok if r.littles_ratio and r.connections))
+        in_flight=_median(r.littles_ratio * r.connections * (r.streams or 1)
+                          for r in ok if r.littles_ratio and r.connections))
 
 
 def rows(results: list[Result]) -> list[Row]:
@@ -376,7 +379,7 @@ def answers(caps: list[Capacity], common_rates: dict[str, float | None],
     return out
 
 
-# -- protocols side by side: what TLS costs each stack (and, later, HTTP/2) --------------------------
+# -- protocols side by side: what TLS and HTTP/2 cost or save each stack --------------------------------
 @dataclass(frozen=True)
 class OnProtocol:
     """One stack's figures for one operation on one protocol."""
@@ -440,6 +443,37 @@ def protocol_costs(all_answers: list[Answer]) -> list[ProtocolCost]:
             out.append(ProtocolCost(entrypoint, operation, b.cost_rate, base, other,
                                     o.value / b.value if ranked else None, per_request, per_connection, keeps_alive))
     return out
+
+
+PROTOCOL_ORDER = ("h1", "h1-tls", "h2", "h2c")  # harness.protocols' axis, as the report's columns
+
+
+@dataclass(frozen=True)
+class AxisRow:
+    """One stack and operation on every protocol it was measured on: the protocol as an axis."""
+
+    entrypoint: str
+    operation: str
+    common_rate: float | None
+    cells: dict[str, Standing]  # protocol -> its standing there (capacity, cost at the common rate)
+
+    @property
+    def dev_only(self) -> bool:
+        return next(iter(self.cells.values())).dev_only
+
+
+def protocol_axis(all_answers: list[Answer]) -> list[AxisRow]:
+    """Each stack and operation measured on two or more protocols, its cells in PROTOCOL_ORDER."""
+    cells: dict[tuple[str, str], dict[str, Standing]] = {}
+    rates: dict[str, float | None] = {}
+    for a in all_answers:
+        rates[a.operation] = a.common_rate
+        for s in a.standings:
+            cells.setdefault((s.entrypoint, a.operation), {})[a.protocol] = s
+    order = {p: i for i, p in enumerate(PROTOCOL_ORDER)}
+    return [AxisRow(entrypoint, operation, rates.get(operation),
+                    dict(sorted(by.items(), key=lambda kv: order.get(kv[0], len(order)))))
+            for (entrypoint, operation), by in cells.items() if len(by) > 1]
 
 
 # -- the session ----------------------------------------------------------------------------------
@@ -524,7 +558,8 @@ class Report:
     tool_limits: dict[str, float | None] = field(default_factory=dict)  # the tool's own limit on each protocol
     answers: tuple[Answer, ...] = ()  # the report's opening: per operation (and protocol), the stacks ranked by capacity
     foreign: capacity.ForeignLoad | None = None  # what other processes took of the machine, and what it cost
-    protocol_costs: tuple[ProtocolCost, ...] = ()  # each stack on h1 and on h1-tls, side by side
+    protocol_costs: tuple[ProtocolCost, ...] = ()  # each stack on h1 and on another protocol, side by side
+    protocol_axis: tuple[AxisRow, ...] = ()  # each stack on every protocol it was measured on
 
 
 def build(results: list[Result]) -> Report:
@@ -543,7 +578,8 @@ def build(results: list[Result]) -> Report:
                   pairs=tuple(ranked_pairs(closed)), route_pairs=tuple(route_pairs(closed)),
                   repeated=any(len(r.rps_values) >= 2 for r in closed), failures=tuple(failures(everything)),
                   capacities=tuple(caps), tool_limits=capacity.tool_limits(results), common_rates=common_rates,
-                  answers=tuple(all_answers), foreign=foreign, protocol_costs=tuple(protocol_costs(all_answers)))
+                  answers=tuple(all_answers), foreign=foreign, protocol_costs=tuple(protocol_costs(all_answers)),
+                  protocol_axis=tuple(protocol_axis(all_answers)))
 
 
 # -- two result sets side by side -----------------------------------------------------------------

@@ -46,6 +46,7 @@ class Settings:
     ops: list[str] = field(default_factory=lambda: list(catalog.ALL_OPS))
     tool: str = DEFAULT_TOOL
     connections: list[int] = field(default_factory=lambda: list(DEFAULT_CONNECTIONS))
+    streams: int = 1  # HTTP/2 streams in flight per connection (h2load -m)
     threads: int | None = None
     duration_s: float = DEFAULT_DURATION_S
     requests: int | None = None
@@ -101,6 +102,7 @@ class RunSpec:
     workers: int | None
     mode: str = ""  # "capacity": a ramp to the rate held within the SLO (bench/capacity.py)
     protocol: str = protocol_axis.DEFAULT  # what the server is started to serve and the tool speaks
+    streams: int = 1  # HTTP/2 streams in flight per connection (h2load -m)
 
     @property
     def loop(self) -> str:
@@ -109,7 +111,8 @@ class RunSpec:
     @property
     def group(self) -> tuple:
         """Runs of one group differ only by repeat: they share one warm-up."""
-        return (self.entry.name, self.protocol, self.operation, self.keepalive, self.connections, self.rate, self.mode)
+        return (self.entry.name, self.protocol, self.operation, self.keepalive, self.connections, self.streams,
+                self.rate, self.mode)
 
     @property
     def stack(self) -> str:
@@ -124,6 +127,8 @@ class RunSpec:
             rep = f" #{self.repeat + 1}/{self.repeats}" if self.repeats > 1 else ""
             return f"{self.stack} {self.operation} {self.mode} ramp{rep}"
         load = f"rate={self.rate:g}/s" if self.rate else f"c={self.connections}"
+        if self.streams > 1 and not self.rate:
+            load += f" m={self.streams}"
         if self.threads and self.tool == "wrk":
             load += f" t={self.threads}"
         conn = "keep-alive" if self.keepalive else "close"
@@ -237,7 +242,8 @@ def build(settings: Settings, entries: list[Entry] | None = None) -> Plan:
                             entry=entry, operation=op, path=catalog.OPERATIONS[op], tool=settings.tool,
                             connections=connections, threads=settings.threads, rate=rate,
                             keepalive=keepalive, duration_s=settings.duration_s, requests=settings.requests,
-                            repeat=repeat, repeats=settings.repeat, workers=workers, protocol=protocol))
+                            repeat=repeat, repeats=settings.repeat, workers=workers, protocol=protocol,
+                            streams=settings.streams))
         for op in settings.capacity_ops:
             if op in entry.ops and op in settings.ops:
                 runs += [RunSpec(entry=entry, operation=op, path=catalog.OPERATIONS[op], tool="vegeta",

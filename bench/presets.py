@@ -88,6 +88,10 @@ class Preset:
 TLS_STACKS = ("flask_gevent,flask_gunicorn,flask_gunicorn_gthread,flask_gunicorn_gevent,tornado,twisted,flask_threaded,"
               "starlette_granian,starlette_hypercorn,starlette_uvicorn,flask_uwsgi,sanic,stdlib_threaded,nethttp,fasthttp")
 
+# The HTTP/2 comparison's stacks: one per server that speaks HTTP/2 (its spec's Http2), Go beside (docs/http2.md).
+HTTP2_STACKS = ("starlette_hypercorn,starlette_granian,falcon_gunicorn_gthread,falcon_gunicorn_gevent,"
+                "starlette_gunicorn_asgi,starlette_uvicorn,twisted,nethttp")
+
 # The free-threading comparison's stacks: each thread server on the GIL build beside its _ft variant, and
 # gunicorn's sync workers as the processes baseline (docs/free-threading.md).
 FREE_THREADED_STACKS = ("flask_gunicorn,flask_gunicorn_gthread,flask_gunicorn_gthread_ft,flask_granian,flask_granian_ft,"
@@ -157,6 +161,14 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            notes=("the report's side-by-side table gives, per stack, +TLS µs per request on a kept connection "
                   "and per new connection beyond it (the handshake), at one common rate for both protocols",
                   "the load tool's own limit is measured on each protocol (TLS costs vegeta too)")),
+    Preset("http2-cost", "what HTTP/2 costs each server that speaks it: one stack per server on h1, h1 over TLS, h2 "
+                         "(ALPN) and h2c (prior knowledge), capacity and CPU per request, Go beside",
+           servers=HTTP2_STACKS, ops="hello", tool="vegeta", capacity=True, protocols=("h1", "h1-tls", "h2", "h2c"),
+           repeats=3,
+           notes=("the report's protocol-axis table gives each stack's capacity and CPU per request on the four "
+                  "protocols; a server without one (twisted: no h2c) is left out of it, with the reason",
+                  "over HTTP/2 vegeta's requests are streams of one connection (Go's transport); the closed loop "
+                  "with streams per connection is --tool h2load --streams N (docs/benchmarks.md)")),
     *(Preset(f"free-threaded-{cores}core", f"each stack on the GIL build and on free-threaded CPython 3.13t "
                                            f"(<entry>_ft), threads against processes, the server on {cores} "
                                            f"core{'s' if cores > 1 else ''}: capacity, CPU per request, memory",

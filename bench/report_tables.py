@@ -20,13 +20,13 @@ NOTE = ("Latencies are in ms from the tool's own histogram or percentiles (– w
         "concurrency just before (python -m backends.ceiling): near 100% the backend is the bound, far "
         "below it the stack. check: each cell checks itself (bench/selfcheck.py): the load tool's own CPU "
         "(tool cpu %, of its cores), the TCP connections actually open, and Little's law (rate x mean: the "
-        "requests in flight, about the connections when each kept one in flight); a **void** cell (the tool "
+        "requests in flight, about the connections when each kept one in flight, x the streams of h2load -m); a **void** cell (the tool "
         "or the backend was the bound) says why and is left out of rankings, ratios and capacity. wrk's "
         "latencies carry wrk's own after-the-run correction for coordinated omission (synthetic samples at "
         "each connection's mean interval): an estimate, not a measurement (marked †, as every closed-loop "
         "percentile); capacity counts open-loop latency from each request's intended send time instead.")
 CO_MARK = "†"
-CO_NOTE = (f"{CO_MARK} coordinated omission: a closed-loop tool (wrk, ab, hey, locust) sends a connection's next "
+CO_NOTE = (f"{CO_MARK} coordinated omission: a closed-loop tool (wrk, ab, hey, locust, h2load: each stream) sends a connection's next "
            "request only after the last answer, so while the server stalls it stops sending and never times "
            "the requests it should have sent: these percentiles understate the tail (wrk's are its own "
            "after-the-run estimate) and are never used for capacity.")
@@ -171,8 +171,11 @@ def opening(report: Report) -> list[Section]:
 def sections(report: Report) -> list[Section]:
     """What follows the answer and the session's facts: the curves, the closed and open-loop rows."""
     out = []
+    if report.protocol_axis:
+        out.append(Section("protocol-axis", "The protocol as an axis: each stack on h1, h1+TLS, h2 and h2c",
+                           capacity_report.AXIS_NOTE, *capacity_report.axis_cells(report)))
     if report.protocol_costs:
-        out.append(Section("protocols", "Each stack on HTTP/1.1 and over TLS: what TLS costs it",
+        out.append(Section("protocols", "Each stack against plaintext HTTP/1.1: what TLS and HTTP/2 cost it",
                            capacity_report.PROTOCOLS_NOTE, *capacity_report.protocol_cells(report)))
     if report.capacities:
         out.append(Section("curves", "Latency against throughput: every step of the ramps", capacity_report.NOTE,

@@ -180,7 +180,7 @@ class Runner:
         users = self.settings.users
         try:
             verify.verify(target.base_url, run.operation, run.path, users,
-                          fixed_id(run.entry.name, run.operation, users))
+                          fixed_id(run.entry.name, run.operation, users), http2=protocols.get(run.protocol).http2)
         except (verify.ContractError, OSError) as exc:
             why = str(exc)
             if target.server is not None and isinstance(exc, OSError):

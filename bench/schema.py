@@ -43,12 +43,14 @@ class Result:
     tool: str = ""
     tool_version: str = ""
     connections: int | None = None
+    streams: int | None = None  # HTTP/2 streams each connection kept in flight (h2load -m); None: one (HTTP/1.1)
     threads: int | None = None
     rate: float | None = None  # offered requests/s of an open-loop run
     loop: str = "closed"  # "closed" (N connections, each waits for its answer) or "open" (constant rate)
     keepalive: bool = True
     # the protocol (harness.protocols): "h1" HTTP/1.1 in plaintext (every file written before the axis), "h1-tls"
-    # HTTP/1.1 over TLS terminated by the stack's server; over TLS, whether the load tool verified the
+    # HTTP/1.1 over TLS terminated by the stack's server, "h2" HTTP/2 over that TLS by ALPN, "h2c" HTTP/2 in
+    # cleartext by prior knowledge; over TLS, whether the load tool verified the
     # server's certificate against the suite's CA (loadtools: Tool.certificate says why not), else None
     protocol: str = "h1"
     tls_verified: bool | None = None

@@ -19,7 +19,7 @@ The rules, and why:
   mean every worker waited on the stack: the stack did not hold the rate (not void; the latency
   counts from the intended send, loadtools/openloop.py).
 - closed loop, Little's law: N connections each waiting for its answer keep N requests in flight,
-  so rate x mean latency ~ N. Below (1 - LITTLE_TOLERANCE) x N the tool, not the stack, spent
+  so rate x mean latency ~ N (N x S with S HTTP/2 streams per connection: h2load -m). Below (1 - LITTLE_TOLERANCE) x N the tool, not the stack, spent
   the time between answers (or connections were not open: connections_open says which); not
   checked when more than ERRORS_EXEMPT of the attempts got no answer (a stack refusing
   connections is a finding about the stack), and void only when the tool used LITTLE_TOOL_BUSY of
@@ -187,6 +187,7 @@ class Check:
     tool_cpu_pct: float | None = None
     tool_cores_busy_pct: float | None = None
     connections: int | None = None  # asked (closed loop)
+    streams: int = 1  # HTTP/2 streams in flight per connection: Little's law counts connections x streams
     connections_open: int | None = None
     requests_per_s: float | None = None
     mean_latency_ms: float | None = None
@@ -204,8 +205,14 @@ def backend_share(result) -> float | None:
     return result.requests_per_s / ceiling if ceiling and result.ok else None
 
 
+def in_flight(connections: int | None, streams: int | None = 1) -> int | None:
+    """Requests a closed loop keeps in flight: one per connection, or one per HTTP/2 stream (h2load -m)."""
+    return connections * max(1, streams or 1) if connections else connections
+
+
 def littles_ratio(connections: int | None, rps: float | None, mean_ms: float | None) -> float | None:
-    """rate x mean latency over the connections: ~1 when every connection kept a request in flight."""
+    """rate x mean latency over the requests kept in flight (the connections, x streams over HTTP/2): ~1 when
+    every one of them kept a request in flight."""
     if not connections or not rps or mean_ms is None:
         return None
     return rps * mean_ms / 1000.0 / connections
@@ -227,15 +234,17 @@ def void_reasons(c: Check) -> list[str]:
             why.append(f"the tool sent {c.sent_rate:,.0f}/s of {c.offered_rate:,.0f}/s offered with its cores "
                        f"{c.tool_cores_busy_pct or 0:.0f}% busy (its own CPU {c.tool_cpu_pct or 0:.0f}%)")
     else:
-        ratio = littles_ratio(c.connections, c.requests_per_s, c.mean_latency_ms)
+        flight = in_flight(c.connections, c.streams)
+        ratio = littles_ratio(flight, c.requests_per_s, c.mean_latency_ms)
         # with socket errors the attempts that got no answer hold connections too: not the tool's doing;
         # and a tool with CPU to spare did not set the pace (a stack that closes every connection, or
         # answers slower than a short run's edges allow, falls short of the law on its own account)
         busy = c.tool_cpu_pct is not None and c.tool_cpu_pct >= 100 * LITTLE_TOOL_BUSY
         if ratio is not None and ratio < 1 - LITTLE_TOLERANCE and c.error_share <= ERRORS_EXEMPT and busy:
             opened = f", {c.connections_open} open" if c.connections_open is not None else ""
-            why.append(f"Little's law broken: rate x mean latency = {ratio * c.connections:,.1f} in flight "
-                       f"for {c.connections} connections{opened} (tolerance ±{LITTLE_TOLERANCE:.0%}), the tool "
+            streams = f" x {c.streams} streams" if c.streams > 1 else ""
+            why.append(f"Little's law broken: rate x mean latency = {ratio * flight:,.1f} in flight "
+                       f"for {c.connections} connections{streams}{opened} (tolerance ±{LITTLE_TOLERANCE:.0%}), the tool "
                        f"at {c.tool_cpu_pct:.0f}% CPU: the tool set the pace")
     if c.backend_share is not None and c.backend_share >= BACKEND_BOUND:
         why.append(f"backend bound: {c.backend_share:.0%} of what the backend alone serves")

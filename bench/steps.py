@@ -45,7 +45,7 @@ def load_spec(settings: Settings, run: RunSpec, base_url: str, stem: str, workdi
               duration_s: float | None = None, requests: int | None = -1) -> LoadSpec:
     s = settings
     return LoadSpec(
-        base_url=base_url, path=run.path, connections=run.connections or 1, threads=run.threads,
+        base_url=base_url, path=run.path, connections=run.connections or 1, streams=run.streams, threads=run.threads,
         duration_s=run.duration_s if duration_s is None else duration_s,
         requests=run.requests if requests == -1 else requests, rate=run.rate, keepalive=run.keepalive,
         protocol=run.protocol, ca_file=protocols.get(run.protocol).ca_file(), timeout_s=s.timeout_s, users=s.users, fixed_id=fixed_id(run.entry.name, run.operation, s.users),
@@ -108,14 +108,14 @@ class Steps:
             dev_only_reason=entry.dev_only_reason, caveats=list(entry.caveat_texts),
             workers=server.workers if server is not None and server.workers is not None else run.workers,
             operation=run.operation, path=run.path, tool=run.tool, tool_version=ledger.tool_version,
-            connections=run.connections if not run.rate else None,
+            connections=run.connections if not run.rate else None, streams=run.streams if not run.rate else None,
             threads=threads, rate=run.rate, loop=run.loop, keepalive=run.keepalive, protocol=run.protocol,
             tls_verified=tool.verifies_certificate if protocols.get(run.protocol).tls else None,
             duration_s=run.duration_s, requests_target=run.requests, target=s.target,
             pinning=ledger.pinning.as_dict(), machine=ledger.machine,
             backends=hosts.backends_of(run.operation, self.backend_urls),
             # a server started elsewhere may run other versions than this checkout has installed
-            versions=versions.for_entry(entry.name) if not s.target else {},
+            versions=versions.for_entry(entry.name, http2=protocols.get(run.protocol).http2) if not s.target else {},
             preset=s.preset, repeat=run.repeat, repeats=run.repeats, timestamp=now(),
             rounds_order=s.rounds_order, sequence=ledger.index,
             notes=list(target.notes) + (["server started elsewhere: no CPU or RSS, versions unknown"]
@@ -164,7 +164,7 @@ class Steps:
         ledger, base_url = self.ledger, target.base_url
         result = self._begin(run, run.describe(), target)
         stem = f"{ledger.index:03d}-{run.entry.name}-{run.protocol}-{run.operation}-{run.tool}-" \
-               f"{'r%g' % run.rate if run.rate else 'c%d' % run.connections}-" \
+               f"{'r%g' % run.rate if run.rate else 'c%d' % run.connections}{'m%d' % run.streams if run.streams > 1 else ''}-" \
                f"{'ka' if run.keepalive else 'close'}-{run.repeat + 1}"
         spec = load_spec(self.settings, run, base_url, stem, ledger.out / "work")
         argv = [*ledger.pinning.tool_prefix(), *self.tool.command(spec)]
@@ -272,12 +272,13 @@ class Steps:
         if not result.ok:
             return
         mean = result.latency_ms.get("mean")
-        result.littles_ratio = selfcheck.littles_ratio(result.connections, result.requests_per_s, mean)
+        result.littles_ratio = selfcheck.littles_ratio(selfcheck.in_flight(result.connections, result.streams),
+                                                       result.requests_per_s, mean)
         if result.littles_ratio is not None:
             result.littles_ratio = round(result.littles_ratio, 3)
         result.void_reasons = selfcheck.void_reasons(selfcheck.Check(
             loop=result.loop, tool_cpu_pct=watched.tool_cpu_pct, tool_cores_busy_pct=watched.tool_cores_busy_pct,
-            connections=result.connections,
+            connections=result.connections, streams=result.streams or 1,
             connections_open=watched.connections_open, requests_per_s=result.requests_per_s, mean_latency_ms=mean,
             offered_rate=result.rate, sent_rate=None, backend_share=selfcheck.backend_share(result),
             error_share=result.errors_total / max(1, result.requests + result.errors_total),

@@ -2,7 +2,9 @@
 for /fortunes, TechEmpower's fortune verification (bench/fortunes_check.py).
 
 A stack that answers wrongly (a 503 because a backend is down, a 404 because the data is not
-seeded) is recorded as failed with what it answered, not benchmarked.
+seeded) is recorded as failed with what it answered, not benchmarked. Over HTTP/2 (harness.protocols h2, h2c)
+the check speaks it too, with httpx and h2 (the bench extra), and an answer over HTTP/1.1 is a failure: the
+load would not measure the protocol asked for.
 """
 from __future__ import annotations
 
@@ -24,8 +26,11 @@ class ContractError(AssertionError):
     """The route answered something else than the contract says."""
 
 
-def fetch(base_url: str, path: str, keepalive: bool = True) -> tuple[int, dict[str, str], bytes]:
-    """One request; to an https:// URL over TLS, verifying the certificate against the suite's CA (harness.tls)."""
+def fetch(base_url: str, path: str, keepalive: bool = True, http2: bool = False) -> tuple[int, dict[str, str], bytes]:
+    """One request; to an https:// URL over TLS, verifying the certificate against the suite's CA (harness.tls);
+    with http2, over HTTP/2 (by ALPN over TLS, by prior knowledge in cleartext)."""
+    if http2:
+        return _fetch_http2(base_url, path)
     parts = urlsplit(base_url)
     if parts.scheme == "https":
         conn = http.client.HTTPSConnection(parts.hostname, parts.port or 443, timeout=TIMEOUT,
@@ -38,6 +43,21 @@ def fetch(base_url: str, path: str, keepalive: bool = True) -> tuple[int, dict[s
         return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
     finally:
         conn.close()
+
+
+def _fetch_http2(base_url: str, path: str) -> tuple[int, dict[str, str], bytes]:
+    import httpx  # the bench extra (httpx[http2]); only HTTP/2 runs need it
+
+    verify = tls.ensure().client_context() if base_url.startswith("https://") else True
+    options = {"http2": True} if base_url.startswith("https://") else {"http1": False, "http2": True}
+    try:
+        with httpx.Client(verify=verify, timeout=TIMEOUT, **options) as client:
+            response = client.get(base_url + path)
+    except httpx.HTTPError as exc:
+        raise OSError(f"GET {path} over HTTP/2: {exc}") from None
+    if response.http_version != "HTTP/2":
+        raise ContractError(f"GET {path}: answered over {response.http_version}, not HTTP/2")
+    return response.status_code, {k.lower(): v for k, v in response.headers.items()}, response.content
 
 
 def _json(body: bytes, path: str) -> object:
@@ -89,13 +109,14 @@ def sample_ids(users: int, fixed_id: int, count: int = 3, seed: int = 0) -> list
     return list(dict.fromkeys(i for i in ids if 1 <= i <= users))
 
 
-def verify(base_url: str, operation: str, path_template: str, users: int, fixed_id: int) -> str:
-    """Check the route for operation; returns a one-line description of what was checked."""
+def verify(base_url: str, operation: str, path_template: str, users: int, fixed_id: int, http2: bool = False) -> str:
+    """Check the route for operation (over HTTP/2 with http2); returns a one-line description of what was checked."""
+    over = " over HTTP/2" if http2 else ""
     if "{id}" in path_template:
         ids = sample_ids(users, fixed_id)
         for user_id in ids:
             path = path_template.replace("{id}", str(user_id))
-            check_answer(operation, path, *fetch(base_url, path), user_id=user_id)
-        return f"{path_template} answered the contract for ids {', '.join(map(str, ids))}"
-    check_answer(operation, path_template, *fetch(base_url, path_template))
-    return f"{path_template} answered the contract"
+            check_answer(operation, path, *fetch(base_url, path, http2=http2), user_id=user_id)
+        return f"{path_template} answered the contract{over} for ids {', '.join(map(str, ids))}"
+    check_answer(operation, path_template, *fetch(base_url, path_template, http2=http2))
+    return f"{path_template} answered the contract{over}"

@@ -58,11 +58,14 @@ def free_threaded_versions() -> dict[str, str]:
 
 
 @functools.lru_cache(maxsize=None)
-def for_entry(name: str) -> dict[str, str]:
+def for_entry(name: str, http2: bool = False) -> dict[str, str]:
+    """The versions of what the entry runs; with http2, of its server's HTTP/2 framing packages too (Http2.packages:
+    h2, hpack, hyperframe, zttp, ...), which an HTTP/1.1 run does not use."""
     entry = catalog.get(name)
+    packages = (*entry.packages, *(entry.http2.packages if http2 else ()))
     if entry.free_threaded:
         installed = free_threaded_versions()
-        return {k: installed[k] for k in ("python", *entry.packages) if k in installed}
+        return {k: installed[k] for k in ("python", *packages) if k in installed}
     if entry.language == "go":
         requires = go_mod_requires()
         versions = {"go": go_version()}
@@ -71,7 +74,7 @@ def for_entry(name: str) -> dict[str, str]:
                 versions[module] = requires[module]
         return {k: v for k, v in versions.items() if v}
     versions = {"python": platform.python_version()}
-    for package in entry.packages:
+    for package in packages:
         version = package_version(package)
         if version:
             versions[package] = version

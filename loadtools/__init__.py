@@ -1,4 +1,4 @@
-"""The load tools: one module each (wrk, ab, hey, vegeta, locust), each builds its command and parses its output.
+"""The load tools: one module each (wrk, ab, hey, vegeta, locust, h2load), each builds its command and parses its output.
 
 TOOLS maps a tool name to its class; get(name) returns an instance. Nothing here starts a server.
 """
@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from loadtools.ab import Ab
 from loadtools.base import LoadSpec, Tool, ToolMissing, Unsupported
+from loadtools.h2load import H2load
 from loadtools.hey import Hey
 from loadtools.locust import Locust
 from loadtools.vegeta import Vegeta
 from loadtools.wrk import Wrk
 
-TOOLS: dict[str, type[Tool]] = {"wrk": Wrk, "ab": Ab, "hey": Hey, "vegeta": Vegeta, "locust": Locust}
+TOOLS: dict[str, type[Tool]] = {"wrk": Wrk, "ab": Ab, "hey": Hey, "vegeta": Vegeta, "locust": Locust, "h2load": H2load}
 DEFAULT_TOOL = "wrk"
 
 

@@ -27,13 +27,16 @@ class LoadSpec:
     base_url: str
     path: str
     connections: int = defaults.CONNECTIONS
+    # HTTP/2 streams each connection keeps in flight (h2load -m): connections x streams requests at once
+    streams: int = 1
     threads: int | None = None
     duration_s: float = defaults.DURATION_S
     requests: int | None = None  # ab (and hey): a request count instead of a duration
     rate: float | None = None  # vegeta: constant request rate (open loop)
     keepalive: bool = True
-    # harness.protocols: h1 (plaintext) or h1-tls (base_url is https://, the server's certificate signed by
-    # ca_file, the suite's local CA, which the tools that verify certificates are given)
+    # harness.protocols: h1 (plaintext), h1-tls (base_url is https://, the server's certificate signed by ca_file,
+    # the suite's local CA, which the tools that verify certificates are given), h2 (HTTP/2 over that TLS, by ALPN)
+    # or h2c (HTTP/2 in cleartext, by prior knowledge)
     protocol: str = "h1"
     ca_file: str = ""
     timeout_s: float = defaults.TIMEOUT_S
@@ -71,6 +74,7 @@ class Tool:
     supports_close = True
     supports_rate = False
     supports_closed_loop = True
+    supports_streams = False  # it keeps several HTTP/2 streams in flight per connection (--streams)
 
     def binary(self) -> str:
         found = find_binary(self.binary_name)
@@ -95,6 +99,8 @@ class Tool:
             raise Unsupported("--connections must be at least 1")
         if spec.protocol not in self.protocols:
             raise Unsupported(f"{self.name} does not speak {spec.protocol} here (it speaks {', '.join(self.protocols)})")
+        if spec.streams > 1 and not self.supports_streams:
+            raise Unsupported(f"{self.name} keeps one request in flight per connection; use --tool h2load for --streams")
 
     @property
     def verifies_certificate(self) -> bool:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from loadtools.measurement import Measurement
 from loadtools.base import LoadSpec
 from loadtools.errors import classify
-from loadtools.vegeta import Vegeta, targets, tls_flags
+from loadtools.vegeta import Vegeta, protocol_flags, targets
 
 WORKERS = 64  # vegeta's initial workers (goroutines, each one request in flight)
 MAX_WORKERS = 256  # ... and the cap: at most this many requests in flight, so at most this many connections
@@ -160,8 +160,8 @@ class OpenLoop:
         return [self.vegeta.binary(), "attack", f"-targets={target_file}", f"-output={spec.file('.bin')}",
                 f"-rate={max(1, round(rate))}/1s", f"-duration={max(1, round(seconds * 1000))}ms",
                 f"-timeout={max(1, math.ceil(spec.timeout_s))}s",
-                f"-keepalive={'true' if spec.keepalive else 'false'}", "-max-body=0", "-http2=false",
-                *tls_flags(spec), f"-workers={self.workers}", f"-max-workers={self.max_workers}"]
+                f"-keepalive={'true' if spec.keepalive else 'false'}", "-max-body=0", *protocol_flags(spec),
+                f"-workers={self.workers}", f"-max-workers={self.max_workers}"]
 
     def collect(self, spec: LoadSpec) -> str:
         """The attack's per-request record as CSV (the binary file is removed)."""

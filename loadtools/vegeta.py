@@ -38,13 +38,21 @@ def tls_flags(spec: LoadSpec) -> list[str]:
     return [f"-root-certs={spec.ca_file}"] if spec.ca_file else []
 
 
+def protocol_flags(spec: LoadSpec) -> list[str]:
+    """HTTP/1.1 (-http2=false, over TLS too), HTTP/2 by ALPN over TLS (-http2: Go's HTTP/2 transport, which
+    multiplexes the workers' requests as streams of one connection per host and opens another only when the
+    server's SETTINGS_MAX_CONCURRENT_STREAMS is reached), or h2c by prior knowledge (-h2c), and the CA over TLS."""
+    version = {"h2": ["-http2=true"], "h2c": ["-h2c"]}.get(spec.protocol, ["-http2=false"])
+    return [*version, *tls_flags(spec)]
+
+
 class Vegeta(Tool):
     name = "vegeta"
     binary_name = "vegeta"
     install = "go install github.com/tsenart/vegeta/v12@v12.13.0 (lands in $(go env GOPATH)/bin)"
     random_ids = True
     supports_rate = True
-    protocols = ("h1", "h1-tls")  # -http2=false: HTTP/1.1 over TLS too
+    protocols = ("h1", "h1-tls", "h2", "h2c")  # protocol_flags
     certificate = "verified"  # against the suite's CA (-root-certs)
 
     def version(self) -> str:
@@ -67,8 +75,7 @@ class Vegeta(Tool):
         target_file.write_text(targets(spec))
         argv = [self.binary(), "attack", f"-targets={target_file}", f"-output={spec.file('.bin')}",
                 f"-duration={max(1, math.ceil(spec.duration_s))}s", f"-timeout={max(1, math.ceil(spec.timeout_s))}s",
-                f"-keepalive={'true' if spec.keepalive else 'false'}", "-max-body=0", "-http2=false",
-                *tls_flags(spec)]
+                f"-keepalive={'true' if spec.keepalive else 'false'}", "-max-body=0", *protocol_flags(spec)]
         if spec.rate:
             argv.append(f"-rate={max(1, round(spec.rate))}/1s")
         else:  # closed loop: as fast as N workers go, each waiting for its answer

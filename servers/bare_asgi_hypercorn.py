@@ -17,6 +17,12 @@ uvloop's TLS protocol (uvloop/sslproto.pyx, Cython) drives an ssl.SSLObject over
 handshake included, before h11 sees a byte; Hypercorn offers h2 and http/1.1 by ALPN
 (Config.alpn_protocols); through Hypercorn's certfile and keyfile (--certfile, --keyfile).
 
+HTTP/2 (python-hyper's h2 (hpack, hyperframe)), served by default: h2 by ALPN over TLS, h2c by prior
+knowledge, h2c by Upgrade; --http2 changes nothing. Framed in each worker's event-loop thread:
+H2Protocol (hypercorn/protocol/h2.py) feeds each read to h2's H2Connection and runs every stream as
+a task of the connection's task group, so the app calls of one connection's streams run concurrently
+on that loop (100 at most: h2_max_concurrent_streams).
+
 Caveat: HTTP/1.1: Hypercorn (h11) keeps the connection after Content-Length with Transfer-Encoding,
 serves a bare CR and NUL in a chunk extension, HTTP/2.0 request lines and lower-case methods, `GET
 *` and the authority-form, switches to HTTP/2 on an h2c upgrade and on the HTTP/2 preface (a front
@@ -25,6 +31,11 @@ a path (404), and refuses BWS in a chunk extension, 20-digit sizes, Transfer-Enc
 empty element and the request before bytes that follow `Connection: close` or an HTTP/1.0 request;
 it closes instead of reading a body a framework leaves unread when it is large or comes after the
 answer [accepts-invalid, no-close, over-strict, not-observed].
+
+Caveat: over HTTP/2 Hypercorn ends a connection after 1,000 requests (keep_alive_max_requests) with
+a graceful GOAWAY, then answers the streams the client had sent before it saw that with a second
+GOAWAY, PROTOCOL_ERROR (h2 refuses frames once the connection is closed): clients (Go's) fail the
+requests in flight instead of retrying them.
 
 Caveat: a connection its client closes (FIN) before sending anything is held until the 5 s keep-
 alive timeout, not closed at once.

@@ -15,8 +15,20 @@ uvloop's TLS protocol (uvloop/sslproto.pyx, Cython) drives an ssl.SSLObject over
 handshake included, before httptools sees a byte; through uvicorn's ssl_certfile and ssl_keyfile
 (--ssl-certfile, --ssl-keyfile).
 
+HTTP/2 (zttp (a Zig core; uvicorn's release notes call it experimental, not for production traffic
+yet)), off by default; --http2 adds h2 by ALPN over TLS, h2c by prior knowledge through uvicorn's
+http2=True with http="zttp" (--http zttp --http2). Framed in each worker's event-loop thread:
+ZttpH2Protocol (uvicorn/protocols/http/zttp_h2_impl.py) feeds each read to zttp's H2Connection and
+runs every stream's RequestResponseCycle as a task on that loop; with --http2 the connection's first
+bytes choose, and HTTP/1.1 connections are parsed by zttp as well (ZttpProtocol), not httptools. Not
+served: no `Upgrade: h2c`: AutoZttpProtocol switches on the ALPN result or the preface only.
+
 Caveat: uvicorn's httptools protocol answers a valid request followed in the same read by invalid
 bytes with a 400 alone: the valid request is dropped unanswered.
+
+Caveat: with --http2, zttp ends an HTTP/2 connection after 4,096 streams with GOAWAY
+ENHANCE_YOUR_CALM, not NO_ERROR, and the requests in flight go unanswered: clients (Go's) fail them
+instead of retrying on a new connection.
 
 Caveat: HTTP/1.1 (smuggling-relevant): uvicorn (httptools) answers a request that asks for an h2c
 upgrade and drops the request after it on that connection, serves HTTP/2.0 and HTTP/0.9 request

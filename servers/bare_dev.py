@@ -13,6 +13,9 @@ listening socket is an ssl.SSLSocket, whose accept() handshakes each new connect
 thread or child starts, one connection at a time and with no timeout (a client that connects and
 stays silent holds every other one); through make_server's ssl_context (a (certfile, keyfile) pair).
 
+No HTTP/2: werkzeug's dev server speaks HTTP/1.x only: its WSGIRequestHandler is http.server's
+BaseHTTPRequestHandler; --http2 is refused.
+
 Not for production: werkzeug dev server, single-threaded, HTTP/1.0: one request at a time.
 
 Caveat: HTTP/1.1: CPython's http.server parser takes a bare CR for a line end (a hidden Content-

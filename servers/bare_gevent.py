@@ -13,6 +13,9 @@ greenlet: WSGIServer wraps each accepted socket in gevent's cooperative SSLSocke
 over the ssl module's _ssl) and handshakes before the request is read (gevent/server.py
 wrap_socket_and_handle); through gevent WSGIServer's ssl_context.
 
+No HTTP/2: gevent's WSGIServer (gevent.pywsgi) speaks HTTP/1.x only: its WSGIHandler reads request
+lines, there is no HTTP/2 in gevent; --http2 is refused.
+
 Caveat: HTTP/1.1 (smuggling-relevant): gevent's pywsgi frames a valid `Transfer-Encoding: ,
 chunked`, `chunked,`, `gzip, chunked` as no body (the chunked body is then read as requests; HAProxy
 forwards `chunked,` as it came, so that pair desyncs) and takes a bare CR for a line end (a hidden

@@ -17,6 +17,13 @@ tokio threads, beside hyper's HTTP parsing), without the GIL: the Python threads
 requests only; granian's minimum is TLS 1.3 (ssl_protocol_min); through granian's ssl_cert and
 ssl_key (--ssl-certificate, --ssl-keyfile).
 
+HTTP/2 (Rust's hyper (its h2 crate), in granian's _granian module), served by default: h2 by ALPN
+over TLS, h2c by prior knowledge; --http2 changes nothing. Framed in each worker's Rust runtime (its
+tokio threads, without the GIL): hyper frames the streams and hands each request to Python as it
+would an HTTP/1.1 one (ASGI and RSGI: a task on the worker's event loop; WSGI: a blocking thread),
+up to 200 concurrent streams (HTTP2Settings); a profile of Python frames cannot see the framing. Not
+served: no `Upgrade: h2c`: granian refuses it by design (granian #440), as RFC 9113 deprecates it.
+
 Caveat: each worker listens on its own SO_REUSEPORT socket: when one dies, the connections queued on
 its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1).
 

@@ -16,6 +16,16 @@ and handshakes there before the first request (gunicorn/workers/gthread.py TConn
 threads read and write the kept connections, the main thread only polls them; through gunicorn's
 certfile and keyfile settings (--certfile, --keyfile).
 
+HTTP/2 (python-hyper's h2 (hpack, hyperframe)), off by default; --http2 adds h2 by ALPN over TLS,
+h2c by prior knowledge, h2c by Upgrade through gunicorn's http_protocols "h2,h1" and, in cleartext,
+http2_cleartext "both" (--http-protocols, --http2-cleartext). Framed in the pool thread that takes
+the connection, for the connection's whole life: gunicorn/http2/connection.py drives h2's
+H2Connection over the blocking socket and the thread serves the requests of each read one after
+another (workers/gthread.py handle_http2), so one connection's streams are answered one at a time
+and each open HTTP/2 connection holds one of the worker's 16 threads; h2c only from the peers of
+forwarded_allow_ips (127.0.0.1 and ::1 by default: meant from a proxy on the same host), anyone else
+served HTTP/1.1.
+
 Caveat: gunicorn 27's gthread worker hands each new connection to a pool thread that waits up to 5 s
 for its first bytes: more silent connections (browser pre-connects, a load tool's spare dials) than
 threads stall every other client meanwhile.

@@ -13,6 +13,10 @@ connection (gunicorn/sock.py ssl_wrap_socket: create_default_context and the cer
 loaded again), and handshakes on the first read of the request (gunicorn/workers/sync.py); through
 gunicorn's certfile and keyfile settings (--certfile, --keyfile).
 
+No HTTP/2: gunicorn's sync worker has no HTTP/2: with h2 in http_protocols it logs a warning and
+serves HTTP/1.1 (gunicorn/workers/sync.py run); gthread, gevent and asgi have it; --http2 is
+refused.
+
 Caveat: a slow client holds a whole sync worker: deploy behind a buffering proxy, as gunicorn's docs
 say.
 

@@ -13,6 +13,15 @@ greenlet: gevent's StreamServer wraps each accepted socket in gevent's cooperati
 (gunicorn/workers/ggevent.py), and handshakes before the request is read; through gunicorn's
 certfile and keyfile settings (--certfile, --keyfile).
 
+HTTP/2 (python-hyper's h2 (hpack, hyperframe)), off by default; --http2 adds h2 by ALPN over TLS,
+h2c by prior knowledge, h2c by Upgrade through gunicorn's http_protocols "h2,h1" and, in cleartext,
+http2_cleartext "both" (--http-protocols, --http2-cleartext). Framed in the connection's greenlet:
+gunicorn/http2/connection.py drives h2's H2Connection over gevent's cooperative socket and the
+greenlet serves the requests of each read one after another (workers/base_async.py handle_http2), so
+one connection's streams are answered one at a time (a backend call yields to other connections, not
+to the same connection's streams); h2c only from the peers of forwarded_allow_ips (127.0.0.1 and ::1
+by default: meant from a proxy on the same host), anyone else served HTTP/1.1.
+
 Caveat: with more than one worker each accepts one connection per loop turn (gunicorn #2266): a
 burst of new connections waits in the accept queue, some past 2 s at 256 at once.
 

@@ -14,6 +14,10 @@ HTTPS (--certfile, --keyfile): OpenSSL, from uWSGI's C core, in each worker proc
 thread that takes the request, before the Python app is called: every worker speaks HTTPS itself (no
 router process in front); through --https-socket ADDR,CERT,KEY (instead of --http-socket).
 
+No HTTP/2: uWSGI's workers speak HTTP/1.x on --http-socket and --https-socket; the only newer
+protocol in uWSGI is SPDY/3 by NPN in its HTTP router process (the binary's spdy_* functions),
+HTTP/2's withdrawn precursor, not HTTP/2; --http2 is refused.
+
 Caveat: a slow client holds a whole worker (--http-socket reads the request in the worker): deploy
 behind nginx with the uwsgi protocol, as uWSGI's docs say.
 

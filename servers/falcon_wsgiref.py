@@ -10,6 +10,9 @@ No HTTPS: wsgiref.simple_server has no TLS: make_server and its WSGIServer take 
 its docs show none (the reference WSGI server, not a deployment); --certfile and --keyfile are
 refused.
 
+No HTTP/2: wsgiref.simple_server speaks HTTP/1.0 only (http.server's request handler); --http2 is
+refused.
+
 Not for production: wsgiref: single-threaded, HTTP/1.0, listen backlog of 5, no chunked request
 bodies.
 

@@ -12,6 +12,9 @@ tornado's SSLIOStream drives a non-blocking ssl.SSLSocket, the handshake include
 HTTP1Connection reads the request (tornado/iostream.py); through HTTPServer's ssl_options (an
 SSLContext).
 
+No HTTP/2: tornado's HTTPServer speaks HTTP/1.x only (tornado/http1connection.py); HTTP/2 for
+tornado is a third-party package (tornado_http2), not tornado's; --http2 is refused.
+
 Caveat: HTTP/1.1: tornado refuses valid chunk extensions, trailer fields and Transfer-Encoding lists
 with an empty element (400), routes an absolute-form target as a path (404), hands `GET *` and the
 authority-form to the app, keeps an HTTP/1.0 keep-alive connection after a chunked body [accepts-

@@ -12,6 +12,13 @@ wraps the site's HTTP protocol in a TLSMemoryBIOProtocol (twisted/protocols/tls.
 pyOpenSSL's memory BIOs, the handshake included; through its SSL server endpoint
 (ssl:PORT:privateKey=KEY:certKey=CERT).
 
+HTTP/2 (python-hyper's h2 (hpack, hyperframe)), served by default: h2 by ALPN over TLS; --http2
+changes nothing. Framed on the reactor thread: H2Connection (twisted/web/_http2.py) feeds each read
+to h2's H2Connection and makes each stream an H2Stream with its own Request, so a WSGI app's streams
+run on the reactor's thread pool at the same time and a native Resource's on the reactor. Not
+served: no h2c: twisted.web picks HTTP/2 from the ALPN result alone (_GenericHTTPChannelProtocol),
+so neither a cleartext preface nor `Upgrade: h2c` is served.
+
 Caveat: HTTP/1.1 (smuggling-relevant): twisted.web reads the body of `Transfer-Encoding: identity`
 as the next request (or not: a race), frames `chunked` then `identity` on two lines as chunked,
 checks no Host, hands `GET *` and the authority-form to the app, routes an absolute-form target as a

@@ -11,6 +11,9 @@ serves (after any fork).
 No HTTPS: waitress has no TLS: its docs say it "does not natively support TLS" and put it behind a
 reverse proxy that terminates it (docs/reverse-proxy.rst); --certfile and --keyfile are refused.
 
+No HTTP/2: waitress speaks HTTP/1.x only (its HTTPChannel parses HTTP/1 requests); like TLS, its
+docs leave HTTP/2 to the reverse proxy in front; --http2 is refused.
+
 Caveat: HTTP/1.1 (smuggling-relevant): waitress ignores Transfer-Encoding on HTTP/1.0 (the chunked
 body is read as requests on a keep-alive connection; HAProxy forwards it so), keeps the connection
 after Content-Length with Transfer-Encoding, serves an empty Transfer-Encoding, chunked twice, a LF

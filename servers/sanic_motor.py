@@ -14,6 +14,9 @@ uvloop's TLS protocol (uvloop/sslproto.pyx, Cython) drives an ssl.SSLObject, the
 Sanic's context allows TLS 1.2 and up with its own cipher list and offers http/1.1 only by ALPN
 (sanic/http/tls/context.py); through Sanic's ssl argument (a dict of cert and key).
 
+No HTTP/2: Sanic has no HTTP/2: it serves HTTP/1.1 and, experimentally, HTTP/3 over QUIC (aioquic),
+and its TLS context offers only http/1.1 by ALPN (sanic/http/tls/context.py); --http2 is refused.
+
 Caveat: HTTP/1.1 (smuggling-relevant): sanic serves invalid chunk sizes (`0x`, whitespace), a two-
 byte chunk terminator, NUL, LF and CR in chunk extensions, `\x1cchunked` and `\x1c61` (str.strip()),
 non-ASCII digits, whitespace before the colon and invalid field names, `GET *` as `GET /`, checks no

@@ -8,6 +8,9 @@ ssl.SSLSocket.accept handshakes each new connection before it is served (or its 
 at a time and with no timeout (a client that connects and stays silent holds every other one);
 through the listening socket wrapped by an SSLContext (Python 3.14's HTTPSServer).
 
+No HTTP/2: http.server speaks HTTP/1.x only (BaseHTTPRequestHandler.parse_request refuses any
+version above 1.x with 505); --http2 is refused.
+
 Not for production: http.server: single-threaded, HTTP/1.0, listen backlog of 5, no chunked request
 bodies.
 

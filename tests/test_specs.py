@@ -61,6 +61,25 @@ def test_an_entrys_help_is_its_specs_words(tmp_path):
         assert " ".join(words.split()) in help_text
 
 
+def test_every_server_says_how_it_speaks_http2_and_the_help_says_it():
+    """Http2 is declared once per server: h2 by ALPN only where the server terminates TLS itself, a mode it
+    lacks said why, and an entry's --help says what --http2 does there (from the spec, not a table)."""
+    from servers.core.specs import HTTP2_MODES
+
+    for spec in catalog.SERVERS.values():
+        h2 = spec.http2
+        assert h2.speaks == bool(h2.modes) and (h2.library if h2.speaks else h2.cannot), spec.name
+        assert not h2.over_tls or spec.tls.terminates, f"{spec.name}: h2 by ALPN without TLS of its own"
+        if h2.speaks and set(h2.modes) != set(HTTP2_MODES):
+            assert h2.missing, f"{spec.name}: says nothing of the HTTP/2 modes it lacks"
+    for name in ("starlette_gunicorn_asgi", "flask_gunicorn"):
+        entry = catalog.get(name)
+        done = subprocess.run([sys.executable, "-m", entry.module, "--help"], capture_output=True, text=True, cwd=ROOT)
+        help_text = " ".join(done.stdout.split())
+        words = entry.http2.setting if entry.http2.speaks else entry.http2.cannot
+        assert "--http2" in help_text and " ".join(words.split()) in help_text, name
+
+
 def test_a_default_server_is_one_its_app_runs_on_and_no_alias_shadows_an_entry():
     for app in catalog.APPS.values():
         if app.default_server:

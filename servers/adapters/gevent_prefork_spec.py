@@ -1,5 +1,5 @@
 """gevent's WSGIServer pre-forked by the suite (servers/adapters/gevent_prefork.py)."""
-from servers.core.specs import SSL_MODULE, SSL_NATIVE, SSL_PATHS, WSGI, Caveat, ServerSpec, Tls
+from servers.core.specs import SSL_MODULE, SSL_NATIVE, SSL_PATHS, WSGI, Caveat, Http2, ServerSpec, Tls
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"gevent": ("gevent>=26.9.0",)}
@@ -14,6 +14,8 @@ SPECS = (
                        where="in each worker, in the connection's greenlet: WSGIServer wraps each accepted socket "
                              "in gevent's cooperative SSLSocket (gevent/ssl.py, over the ssl module's _ssl) "
                              "and handshakes before the request is read (gevent/server.py wrap_socket_and_handle)"),
+               http2=Http2(cannot="gevent's WSGIServer (gevent.pywsgi) speaks HTTP/1.x only: its WSGIHandler reads "
+                                  "request lines, there is no HTTP/2 in gevent"),
                description="gevent WSGIServer pre-forked one process per core on one socket",
                details="The parent binds one listening socket and forks the workers; each monkey-patches "
                        "before the app is imported and serves a greenlet per connection. The parent only "

@@ -1,7 +1,7 @@
 """granian in WSGI, ASGI and RSGI mode (servers/adapters/granian_server.py)."""
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.specs import ASGI, ASYNCIO_PATHS, RSGI, WSGI, Caveat, ServerSpec, Setting, Tls
+from servers.core.specs import ALPN, ASGI, ASYNCIO_PATHS, PRIOR_KNOWLEDGE, RSGI, WSGI, Caveat, Http2, ServerSpec, Setting, Tls
 
 # On Linux granian's main process holds no socket: it hands each worker the address, and the worker
 # binds its own socket with SO_REUSEPORT (granian/server/common.py _init_shared_socket).
@@ -33,7 +33,17 @@ _SETTINGS = (Setting("keep-alive-off", "HTTP/1 keep-alive off (--no-http1-keep-a
 _TLS = Tls("rustls (Rust, ring's crypto)", setting="granian's ssl_cert and ssl_key (--ssl-certificate, --ssl-keyfile)",
            where="in each worker's Rust runtime (its tokio threads, beside hyper's HTTP parsing), without the GIL: "
                  "the Python threads see plaintext requests only; granian's minimum is TLS 1.3 (ssl_protocol_min)")
-_COMMON = dict(lesson="granian", replaces_dead_workers=True, settings=_SETTINGS, tls=_TLS)
+# HTTP/2 in Rust too: granian's default --http auto (HTTPModes.auto) serves HTTP/1.1 and HTTP/2 on one port, by ALPN
+# over TLS and by the preface in cleartext; --http 2 would refuse HTTP/1.1. No Upgrade: h2c (granian #440, by design).
+_HTTP2 = Http2("Rust's hyper (its h2 crate), in granian's _granian module", modes=(ALPN, PRIOR_KNOWLEDGE),
+               default=(ALPN, PRIOR_KNOWLEDGE), setting="granian's http mode (--http auto, its default; --http 2 serves "
+                                                        "HTTP/2 alone)",
+               where="in each worker's Rust runtime (its tokio threads, without the GIL): hyper frames the streams and "
+                     "hands each request to Python as it would an HTTP/1.1 one (ASGI and RSGI: a task on the worker's "
+                     "event loop; WSGI: a blocking thread), up to 200 concurrent streams (HTTP2Settings); a profile of "
+                     "Python frames cannot see the framing",
+               missing="no `Upgrade: h2c`: granian refuses it by design (granian #440), as RFC 9113 deprecates it")
+_COMMON = dict(lesson="granian", replaces_dead_workers=True, settings=_SETTINGS, tls=_TLS, http2=_HTTP2)
 # granian 2.7.9 is the last release with cp313t wheels (the free-threaded venv pins it). Its ASGI mode has no
 # free-threaded variant: on 3.13t it aborts at SIGTERM (a Rust panic, "panic in a function that cannot
 # unwind", exit -6), and its thread workers share one app, so an asyncio client made on one worker's loop

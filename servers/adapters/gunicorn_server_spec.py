@@ -1,6 +1,8 @@
-"""gunicorn's sync, gthread and gevent workers (servers/adapters/gunicorn_server.py)."""
-from servers.adapters.sizing import THREADS_PER_WORKER
-from servers.core.specs import SSL_MODULE, SSL_NATIVE, SSL_PATHS, WSGI, Caveat, ServerSpec, Setting, Tls
+"""gunicorn's sync, gthread and gevent workers, and its native ASGI worker (servers/adapters/gunicorn_server.py)."""
+from servers.adapters.shutdown import GRACE_SECONDS
+from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
+from servers.core.specs import (ALPN, ASGI, ASYNCIO_PATHS, PRIOR_KNOWLEDGE, PYTHON_H2, PYTHON_H2_PATHS, SSL_MODULE,
+                                SSL_NATIVE, SSL_PATHS, UPGRADE, WSGI, Caveat, Http2, ServerSpec, Setting, Tls)
 
 _COMMON = dict(interface=WSGI, replaces_dead_workers=True)
 # TLS: gunicorn's certfile and keyfile settings. The sync and gthread workers wrap each connection through
@@ -23,11 +25,29 @@ _PARSER = Caveat("gunicorn-parser", "HTTP/1.1: gunicorn hands the app a Content-
                                      "body a framework leaves unread is never read",
                  effects=("accepts-invalid", "over-strict", "not-observed"))
 
+# HTTP/2 (gunicorn's http2 package, on h2): off by default (http_protocols "h1"); --http2 sets http_protocols "h2,h1"
+# (ALPN offers h2 then http/1.1 when there is TLS) and, without TLS, http2_cleartext "both": the client preface (prior
+# knowledge) and `Upgrade: h2c`, from the peers of forwarded_allow_ips only (its default, 127.0.0.1 and ::1: h2c is
+# meant from a proxy on the same host; others get HTTP/1.1 as if it were off, gunicorn/http2/negotiation.py).
+_H2_SETTING = ("gunicorn's http_protocols \"h2,h1\" and, in cleartext, http2_cleartext \"both\" (--http-protocols, "
+               "--http2-cleartext)")
+_H2_CLEARTEXT_PEERS = ("h2c only from the peers of forwarded_allow_ips (127.0.0.1 and ::1 by default: meant from a proxy on "
+                       "the same host), anyone else served HTTP/1.1")
+_H2_PACKAGES = ("h2", "hpack", "hyperframe")
+_H2_PATHS = (*PYTHON_H2_PATHS, "gunicorn/http2/")
+
+
+def _http2(where: str) -> Http2:
+    return Http2(PYTHON_H2, modes=(ALPN, PRIOR_KNOWLEDGE, UPGRADE), setting=_H2_SETTING,
+                 where=f"{where}; {_H2_CLEARTEXT_PEERS}", code_paths=_H2_PATHS, packages=_H2_PACKAGES)
+
+
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 # gunicorn_h1c: the C parser of the c-parser setting (the adapter pins the Python one by default). Named
 # itself, not as gunicorn[fast]: 27.0.1's [fast] asks for gunicorn_h1c>=0.6.14, which PyPI does not serve
 # (0.6.10 is its newest), so the extra made the whole install fail.
-EXTRAS = {"gunicorn": ("gunicorn>=27.0.1", "gunicorn_h1c>=0.6.10")}
+# uvloop: the ASGI worker's loop (asgi_loop), pinned by the adapter rather than found by chance.
+EXTRAS = {"gunicorn": ("gunicorn>=27.0.1", "gunicorn_h1c>=0.6.10", "uvloop>=0.23.0")}
 # Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
 SOURCES = {"gunicorn": ("benoitc/gunicorn", "{v}", "")}
 
@@ -38,6 +58,8 @@ SPECS = (
                        where=f"in each worker process, on its one thread: each accepted connection is wrapped in an "
                              f"ssl.SSLSocket made from {_PER_CONNECTION_CONTEXT}, and handshakes on the first "
                              f"read of the request (gunicorn/workers/sync.py)"),
+               http2=Http2(cannot="gunicorn's sync worker has no HTTP/2: with h2 in http_protocols it logs a warning "
+                                  "and serves HTTP/1.1 (gunicorn/workers/sync.py run); gthread, gevent and asgi have it"),
                description="gunicorn sync workers, one request per worker process at a time",
                details="gunicorn's arbiter forks --workers processes, each serving one request at a time and "
                        "closing the connection after every response (no keep-alive); each worker builds the "
@@ -57,6 +79,11 @@ SPECS = (
                              f"from {_PER_CONNECTION_CONTEXT} and handshakes there before the first request "
                              f"(gunicorn/workers/gthread.py TConn.init); the pool threads read and write the kept "
                              f"connections, the main thread only polls them"),
+               http2=_http2(f"in the pool thread that takes the connection, for the connection's whole life: "
+                            f"gunicorn/http2/connection.py drives h2's H2Connection over the blocking socket and the "
+                            f"thread serves the requests of each read one after another (workers/gthread.py "
+                            f"handle_http2), so one connection's streams are answered one at a time and each open "
+                            f"HTTP/2 connection holds one of the worker's {THREADS_PER_WORKER} threads"),
                description="gunicorn gthread workers, a thread pool per process",
                details=f"Each of --workers processes runs a pool of {THREADS_PER_WORKER} threads; the main thread of each worker "
                        "polls the kept-alive connections, and a blocking driver call holds one thread of its "
@@ -80,6 +107,10 @@ SPECS = (
                              "accepted socket in gevent's cooperative SSLSocket (gevent/ssl.py, over the ssl "
                              "module's _ssl) with one SSLContext made at the worker's start "
                              "(gunicorn/workers/ggevent.py), and handshakes before the request is read"),
+               http2=_http2("in the connection's greenlet: gunicorn/http2/connection.py drives h2's H2Connection over "
+                            "gevent's cooperative socket and the greenlet serves the requests of each read one after "
+                            "another (workers/base_async.py handle_http2), so one connection's streams are answered one "
+                            "at a time (a backend call yields to other connections, not to the same connection's streams)"),
                description="gunicorn gevent workers, a greenlet per connection",
                details="Each worker monkey-patches, then accepts on the shared socket and runs a greenlet per "
                        "connection (kept alive); blocking pymongo and redis-py calls yield to gevent's hub, so "
@@ -93,4 +124,42 @@ SPECS = (
                settings=(_KEEPALIVE_OFF, _C_PARSER),
                pip_packages=("gunicorn", "gevent"), lesson="gunicorn-gevent",
                code_paths=("gunicorn/", "gevent/", "greenlet/"), **_COMMON),
+    ServerSpec(name="gunicorn-asgi", serve="servers.adapters.gunicorn_server:serve_asgi",
+               model="asyncio", entry_suffix="gunicorn_asgi",
+               tls=Tls(SSL_MODULE, setting=_TLS_SETTING, native=SSL_NATIVE, code_paths=SSL_PATHS,
+                       where="in each worker's event-loop thread: the worker builds one SSLContext at its start "
+                             "(gunicorn/workers/gasgi.py _get_ssl_context) and hands it to loop.create_server, so "
+                             "uvloop's TLS protocol (uvloop/sslproto.pyx, Cython) drives an ssl.SSLObject over memory "
+                             "buffers, the handshake included, before gunicorn's parser sees a byte"),
+               http2=_http2("in each worker's event-loop thread: ASGIProtocol (gunicorn/asgi/protocol.py) hands an h2 "
+                            "connection to gunicorn/http2/async_connection.py, which drives h2's H2Connection, and "
+                            "starts a task per stream as soon as its headers are in, so one connection's streams run "
+                            "concurrently on the loop (100 at most: http2_max_concurrent_streams)"),
+               description="gunicorn's native ASGI worker (-k asgi): its own HTTP parser on a uvloop event loop per "
+                           "worker process",
+               details="gunicorn's arbiter forks --workers processes (`gunicorn -k asgi`, gunicorn/workers/gasgi.py); "
+                       "each runs a uvloop event loop (asgi_loop) with an asyncio Protocol per connection "
+                       "(gunicorn/asgi/protocol.py) that parses HTTP/1.1 with gunicorn's own callback parser (the "
+                       "pure-Python one, pinned: the C parser gunicorn_h1c is a setting) and runs the app's "
+                       "coroutines as tasks, so a worker blocks only where a handler computes. Lifespan auto; "
+                       f"keep-alive 2 s (gunicorn's default); backlog {LISTEN_BACKLOG}; no access log. The arbiter "
+                       f"replaces a worker that dies; SIGTERM: each worker stops accepting and waits up to "
+                       f"{GRACE_SECONDS:g} s (graceful_timeout) for its connections.",
+               caveats=(Caveat("gunicorn-asgi-parser",
+                               "HTTP/1.1: gunicorn's ASGI worker (its own parser, gunicorn/asgi/parser.py) hands an "
+                               "absolute-form target to the app as the path (404) and checks no Host",
+                               effects=("refuse-shape",)),
+                        Caveat("gunicorn-asgi-256-connections",
+                               "at 256 keep-alive connections on a busy 2-core machine a request or two wait past 2 s "
+                               "(5 of its 8 stacks in the recorded run, other work taking most of the machine)",
+                               # timing-dependent: a run on a quieter machine keeps every request under 2 s
+                               evidence=(("test_holds_256_connections[{name}-*]", False),)),
+                        Caveat("gunicorn-asgi-h2-headers",
+                               "over HTTP/2 gunicorn 27's ASGI worker sends neither Date nor Server: its HTTP/1.1 path "
+                               "adds both (gunicorn/asgi/protocol.py _send_response_start), its HTTP/2 path sends the "
+                               "app's headers as they are (RFC 9110 6.6.1 asks an origin server with a clock for Date)",
+                               evidence=(("test_h2_answers_carry_date_and_server[{name}-*]", True),)),),
+               settings=(_KEEPALIVE_OFF, _C_PARSER),
+               pip_packages=("gunicorn", "uvloop"), lesson="gunicorn-asgi",
+               code_paths=("gunicorn/", *ASYNCIO_PATHS), **{**_COMMON, "interface": ASGI}),
 )

@@ -1,7 +1,7 @@
 """Hypercorn on uvloop, HTTP/1.1 and h2c (servers/adapters/hypercorn_server.py)."""
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.specs import ASGI, ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, Caveat, ServerSpec, Tls
+from servers.core.specs import ASGI, ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, ALPN, PRIOR_KNOWLEDGE, PYTHON_H2, PYTHON_H2_PATHS, UPGRADE, Caveat, Http2, ServerSpec, Tls
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 # Pinned: the supervisor's exit on a dead worker (hypercorn_server.py) is read off 0.18.0's run().
@@ -9,6 +9,16 @@ EXTRAS = {"hypercorn": ("hypercorn==0.18.0", "uvloop>=0.23.0")}
 # Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
 SOURCES = {"hypercorn": ("pgjones/hypercorn", "{v}", "src/"), "h11": ("python-hyper/h11", "v{v}", ""),
            "h2": ("python-hyper/h2", "v{v}", "src/")}
+
+# HTTP/2 is on by default: hypercorn/protocol/__init__.py ProtocolWrapper picks H2Protocol on ALPN "h2", on the
+# client preface (H11Protocol raises H2ProtocolAssumedError) and on `Upgrade: h2c` (H2CProtocolRequiredError).
+_HTTP2 = Http2(PYTHON_H2, modes=(ALPN, PRIOR_KNOWLEDGE, UPGRADE), default=(ALPN, PRIOR_KNOWLEDGE, UPGRADE),
+               setting="Config.alpn_protocols (h2, http/1.1: its default), h2c on every port",
+               where="in each worker's event-loop thread: H2Protocol (hypercorn/protocol/h2.py) feeds each read to "
+                     "h2's H2Connection and runs every stream as a task of the connection's task group, so the app "
+                     "calls of one connection's streams run concurrently on that loop (100 at most: "
+                     "h2_max_concurrent_streams)",
+               code_paths=(*PYTHON_H2_PATHS, "hypercorn/protocol/h2.py"), packages=("h2", "hpack", "hyperframe"))
 
 SPECS = (
     ServerSpec(name="hypercorn", interface=ASGI, serve="servers.adapters.hypercorn_server:serve", model="asyncio",
@@ -18,6 +28,7 @@ SPECS = (
                        where="in each worker's event-loop thread: uvloop's TLS protocol (uvloop/sslproto.pyx, "
                              "Cython) drives an ssl.SSLObject over memory buffers, the handshake included, before "
                              "h11 sees a byte; Hypercorn offers h2 and http/1.1 by ALPN (Config.alpn_protocols)"),
+               http2=_HTTP2,
                description="Hypercorn (h11 and h2, uvloop), its supervisor spawning one worker per core",
                details="As `hypercorn --workers N --worker-class uvloop` runs it: the supervisor binds and spawns "
                        "--workers processes on the shared socket; each runs a uvloop event loop and parses "
@@ -38,6 +49,12 @@ SPECS = (
                                "HTTP/1.0 request; it closes instead of reading a body a framework leaves unread when it is large "
                                "or comes after the answer",
                                effects=("accepts-invalid", "no-close", "over-strict", "not-observed")),
+                        Caveat("hypercorn-h2-goaway",
+                               "over HTTP/2 Hypercorn ends a connection after 1,000 requests (keep_alive_max_requests) "
+                               "with a graceful GOAWAY, then answers the streams the client had sent before it saw "
+                               "that with a second GOAWAY, PROTOCOL_ERROR (h2 refuses frames once the connection is "
+                               "closed): clients (Go's) fail the requests in flight instead of retrying them",
+                               evidence=(("test_a_long_lived_connection_is_closed_without_an_error[{name}-*]", True),)),
                         Caveat("hypercorn-eof-idle",
                                "a connection its client closes (FIN) before sending anything is held until the 5 s "
                                "keep-alive timeout, not closed at once",

@@ -1,5 +1,5 @@
 """Sanic's own multi-worker server (servers/adapters/sanic_server.py)."""
-from servers.core.specs import ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, Caveat, ServerSpec, Setting, Tls
+from servers.core.specs import ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, Caveat, Http2, ServerSpec, Setting, Tls
 
 SPECS = (
     ServerSpec(name="sanic", interface="sanic", serve="servers.adapters.sanic_server:serve", model="asyncio",
@@ -9,6 +9,8 @@ SPECS = (
                              "Cython) drives an ssl.SSLObject, the handshake included; Sanic's context allows TLS 1.2 "
                              "and up with its own cipher list and offers http/1.1 only by ALPN "
                              "(sanic/http/tls/context.py)"),
+               http2=Http2(cannot="Sanic has no HTTP/2: it serves HTTP/1.1 and, experimentally, HTTP/3 over QUIC "
+                                  "(aioquic), and its TLS context offers only http/1.1 by ALPN (sanic/http/tls/context.py)"),
                description="its own multi-worker server, asyncio (uvloop) per worker",
                details="The main process binds, then manages --workers spawned workers and replaces one that "
                        "dies; each worker runs an asyncio (uvloop) loop with the app's async handlers.",

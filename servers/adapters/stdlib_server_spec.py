@@ -1,5 +1,5 @@
 """The stdlib's http.server, single-threaded and threaded (servers/adapters/stdlib_server.py)."""
-from servers.core.specs import HTTP_SERVER_PARSER, SOCKETSERVER_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, ServerSpec, Tls
+from servers.core.specs import HTTP_SERVER_PARSER, SOCKETSERVER_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, Http2, ServerSpec, Tls
 
 # TLS as Python 3.14's http.server.HTTPSServer does it (server_activate wraps the listening socket), written
 # out for 3.11 and 3.13: ssl.SSLSocket.accept handshakes each new connection in the accepting thread.
@@ -10,7 +10,10 @@ _TLS = Tls(SSL_MODULE, setting="the listening socket wrapped by an SSLContext (P
                  "stays silent holds every other one)")
 # Both: no chunked request bodies. http.server leaves the body to the handler, and the stdlib has no
 # reader of a chunked one (tests/test_reflection.py: the handler reads none and closes the connection).
+_HTTP2 = Http2(cannot="http.server speaks HTTP/1.x only (BaseHTTPRequestHandler.parse_request refuses any version "
+                     "above 1.x with 505)")
 _COMMON = dict(interface="stdlib", workers=1, max_workers=1, lesson="http-server", code_paths=SOCKETSERVER_PATHS, tls=_TLS,
+               http2=_HTTP2,
                caveats=(HTTP_SERVER_PARSER,))
 
 SPECS = (

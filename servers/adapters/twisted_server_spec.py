@@ -1,7 +1,7 @@
 """twisted.web: a WSGIResource for WSGI apps, and twisted's own Resources
 (servers/adapters/twisted_server.py)."""
 from servers.adapters.sizing import THREADS_PER_WORKER
-from servers.core.specs import ASYNCIO_PATHS, WSGI, Caveat, ServerSpec, Tls
+from servers.core.specs import ALPN, ASYNCIO_PATHS, PYTHON_H2, PYTHON_H2_PATHS, WSGI, Caveat, Http2, ServerSpec, Tls
 
 _WEB = Caveat("twisted-web",
               "HTTP/1.1 (smuggling-relevant): twisted.web reads the body of `Transfer-Encoding: identity` as the next"
@@ -19,22 +19,35 @@ _TLS = Tls("pyOpenSSL (OpenSSL through cffi)", setting="its SSL server endpoint 
            where="on the reactor thread: the endpoint wraps the site's HTTP protocol in a TLSMemoryBIOProtocol "
                  "(twisted/protocols/tls.py) that feeds pyOpenSSL's memory BIOs, the handshake included")
 
+# HTTP/2 over TLS only: with h2 and priority installed (twisted[http2]) twisted.web.http's H2_ENABLED is true, Site offers
+# h2 and http/1.1 by ALPN (Site.acceptableProtocols, which the SSL endpoint reads), and _GenericHTTPChannelProtocol swaps
+# its HTTPChannel for an H2Connection when ALPN chose h2. No cleartext HTTP/2: nothing reads a preface or an Upgrade.
+_HTTP2 = Http2(PYTHON_H2, modes=(ALPN,), default=(ALPN,), setting="twisted[http2] installed (h2, priority): Site offers h2 "
+                                                                  "by ALPN on its SSL endpoint",
+               where="on the reactor thread: H2Connection (twisted/web/_http2.py) feeds each read to h2's "
+                     "H2Connection and makes each stream an H2Stream with its own Request, so a WSGI app's streams run "
+                     "on the reactor's thread pool at the same time and a native Resource's on the reactor",
+               missing="no h2c: twisted.web picks HTTP/2 from the ALPN result alone (_GenericHTTPChannelProtocol), "
+                       "so neither a cleartext preface nor `Upgrade: h2c` is served",
+               code_paths=(*PYTHON_H2_PATHS, "twisted/web/_http2.py", "priority/"),
+               packages=("h2", "hpack", "hyperframe", "priority"))
+
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
-# twisted[tls]: pyOpenSSL and service_identity, which its SSL endpoints need.
-EXTRAS = {"twisted": ("twisted[tls]>=26.10.0",)}
+# twisted[tls]: pyOpenSSL and service_identity, which its SSL endpoints need; twisted[http2]: h2 and priority.
+EXTRAS = {"twisted": ("twisted[tls,http2]>=26.10.0",)}
 # Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
 SOURCES = {"twisted": ("twisted/twisted", "twisted-{v}", "src/")}
 
 SPECS = (
     ServerSpec(name="twisted-wsgi", interface=WSGI, serve="servers.adapters.twisted_server:serve_wsgi",
-               model="threads", entry_suffix="twisted", workers=1, max_workers=1, tls=_TLS,
+               model="threads", entry_suffix="twisted", workers=1, max_workers=1, tls=_TLS, http2=_HTTP2,
                description="twisted WSGIResource, the app on the reactor's thread pool",
                details="twisted.web parses HTTP on the reactor thread; the app runs on the reactor's thread "
                        f"pool ({THREADS_PER_WORKER} threads) and hands its response back to the reactor. SIGTERM stops the "
                        "reactor, with a deadline in case pool threads hang.",
                caveats=(_WEB,), pip_packages=("twisted",), lesson="twisted", code_paths=("twisted/", *ASYNCIO_PATHS)),
     ServerSpec(name="twisted", interface="twisted", serve="servers.adapters.twisted_server:serve_native",
-               model="reactor", entry_suffix="", workers=1, max_workers=1, tls=_TLS,
+               model="reactor", entry_suffix="", workers=1, max_workers=1, tls=_TLS, http2=_HTTP2,
                description="its Site and Resources on the asyncio reactor",
                details="The backend routes run asyncio coroutines (AsyncMongoClient, redis.asyncio) wrapped "
                        "in Deferreds, so the reactor thread never blocks.",

@@ -10,6 +10,9 @@ clients made lazily in its event loop are the worker's own, and the last worker 
 (workers' one rule, with one worker too). Listen backlog as the other stacks (uvicorn's default is 2048); keep-alive 5 s
 (uvicorn's default); no access log; uvicorn adds Date and `Server: uvicorn` itself.
 
+With --http2: uvicorn's http2=True, which needs its zttp protocol (http="zttp"): AutoZttpProtocol picks HTTP/2 from
+the ALPN result over TLS, or from the client preface in cleartext, and HTTP/1.1 is then zttp's too, not httptools'.
+
 SIGTERM/SIGINT: the supervisor (or the lone server) stops accepting, waits up to GRACE_SECONDS for
 requests in flight (timeout_graceful_shutdown; uvicorn waits for ever by default), then exits 0.
 """
@@ -28,10 +31,14 @@ from servers.core import server_options
 from servers.core.options import Options
 
 
+_HTTP2 = {"http": "zttp", "http2": True}  # uvicorn's HTTP/2 needs its zttp protocol (Config.load says so)
+
+
 def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:
     workers.hand_over(app_path, options)
     config = uvicorn.Config(
-        workers.worker_app, factory=True, **{"http": "httptools", **server_options.given()},
+        workers.worker_app, factory=True,
+        **{"http": "httptools", **server_options.given(), **(_HTTP2 if options.http2 else {})},
         host=options.host, port=options.port, workers=options.workers,
         loop="uvloop", ws="none", lifespan="auto",
         backlog=LISTEN_BACKLOG, access_log=False, log_config=None,

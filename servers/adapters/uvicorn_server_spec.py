@@ -1,10 +1,23 @@
 """uvicorn with uvloop and httptools (servers/adapters/uvicorn_server.py)."""
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.specs import ASGI, ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, Caveat, ServerSpec, Setting, Tls
+from servers.core.specs import ASGI, ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, ALPN, PRIOR_KNOWLEDGE, Caveat, Http2, ServerSpec, Setting, Tls
+
+# HTTP/2 (uvicorn 0.55: http2=True, which needs http="zttp"): AutoZttpProtocol (uvicorn/protocols/http/auto_zttp_impl.py)
+# takes ALPN's choice over TLS and sniffs the preface in cleartext; HTTP/1.1 is then zttp's too, not httptools'.
+_HTTP2 = Http2("zttp (a Zig core; uvicorn's release notes call it experimental, not for production traffic yet)",
+               modes=(ALPN, PRIOR_KNOWLEDGE), setting="uvicorn's http2=True with http=\"zttp\" (--http zttp --http2)",
+               where="in each worker's event-loop thread: ZttpH2Protocol (uvicorn/protocols/http/zttp_h2_impl.py) feeds "
+                     "each read to zttp's H2Connection and runs every stream's RequestResponseCycle as a task on that "
+                     "loop; with --http2 the connection's first bytes choose, and HTTP/1.1 connections are parsed by "
+                     "zttp as well (ZttpProtocol), not httptools",
+               missing="no `Upgrade: h2c`: AutoZttpProtocol switches on the ALPN result or the preface only",
+               code_paths=("uvicorn/protocols/http/zttp_h2_impl.py", "uvicorn/protocols/http/auto_zttp_impl.py", "zttp/"),
+               packages=("zttp",))
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
-EXTRAS = {"uvicorn": ("uvicorn>=0.55.0", "uvloop>=0.23.0", "httptools>=0.9.0")}
+# zttp: the HTTP/2 of --http2 (the HTTP/1.1 of h1 stays httptools')
+EXTRAS = {"uvicorn": ("uvicorn>=0.55.0", "uvloop>=0.23.0", "httptools>=0.9.0", "zttp>=0.0.35")}
 # Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
 SOURCES = {"uvicorn": ("Kludex/uvicorn", "{v}", "")}
 
@@ -16,6 +29,7 @@ SPECS = (
                        where="in each worker's event-loop thread: uvloop's TLS protocol (uvloop/sslproto.pyx, "
                              "Cython) drives an ssl.SSLObject over memory buffers, the handshake included, before "
                              "httptools sees a byte"),
+               http2=_HTTP2,
                description="uvicorn (uvloop, httptools), its supervisor spawning one worker per core",
                details="As the frameworks' docs deploy it (`uvicorn --workers N --loop uvloop --http "
                        "httptools`): the supervisor spawns --workers processes on one shared socket and "
@@ -28,6 +42,11 @@ SPECS = (
                                "by invalid bytes with a 400 alone: the valid request is dropped unanswered",
                                # the barrage is random: a run may send no pipelined garbage
                                evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", False),)),
+                        Caveat("uvicorn-zttp-stream-limit",
+                               "with --http2, zttp ends an HTTP/2 connection after 4,096 streams with GOAWAY "
+                               "ENHANCE_YOUR_CALM, not NO_ERROR, and the requests in flight go unanswered: clients "
+                               "(Go's) fail them instead of retrying on a new connection",
+                               evidence=(("test_a_long_lived_connection_is_closed_without_an_error[{name}-*]", True),)),
                         Caveat("uvicorn-httptools",
                                "HTTP/1.1 (smuggling-relevant): uvicorn (httptools) answers a request that asks for an"
                                " h2c upgrade and drops the request after it on that connection, serves HTTP/2.0 and "

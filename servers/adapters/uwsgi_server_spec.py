@@ -1,6 +1,6 @@
 """uWSGI (servers/adapters/uwsgi_server.py)."""
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.specs import WSGI, Caveat, ServerSpec, Tls
+from servers.core.specs import WSGI, Caveat, Http2, ServerSpec, Tls
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 # Built from source: gcc and the Python headers (apt-packages.txt).
@@ -13,6 +13,9 @@ SPECS = (
                        native=("libssl.so", "libcrypto.so"),
                        where="in each worker process, in C on the thread that takes the request, before the Python "
                              "app is called: every worker speaks HTTPS itself (no router process in front)"),
+               http2=Http2(cannot="uWSGI's workers speak HTTP/1.x on --http-socket and --https-socket; the only newer "
+                                  "protocol in uWSGI is SPDY/3 by NPN in its HTTP router process (the binary's spdy_* "
+                                  "functions), HTTP/2's withdrawn precursor, not HTTP/2"),
                description="uWSGI master and worker processes, each worker speaking HTTP (--http-socket), "
                            "one request at a time",
                details="The master binds and forks --workers processes; each worker speaks HTTP itself "

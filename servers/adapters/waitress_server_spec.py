@@ -1,6 +1,6 @@
 """waitress (servers/adapters/waitress_server.py)."""
 from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
-from servers.core.specs import WSGI, Caveat, ServerSpec, Tls
+from servers.core.specs import WSGI, Caveat, Http2, ServerSpec, Tls
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"waitress": ("waitress>=3.0.2",)}
@@ -12,6 +12,8 @@ SPECS = (
                entry_suffix="waitress", workers=1,
                tls=Tls(cannot="waitress has no TLS: its docs say it \"does not natively support TLS\" and put it "
                               "behind a reverse proxy that terminates it (docs/reverse-proxy.rst)"),
+               http2=Http2(cannot="waitress speaks HTTP/1.x only (its HTTPChannel parses HTTP/1 requests); like TLS, "
+                                  "its docs leave HTTP/2 to the reverse proxy in front"),
                description="waitress, an event loop that buffers requests for a thread pool",
                details="One process: an event loop reads whole requests and buffers whole responses, and "
                        f"{THREADS_PER_WORKER} threads run the app (a blocking backend call holds one thread). Keep-alive on; "

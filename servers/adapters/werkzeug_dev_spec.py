@@ -1,5 +1,5 @@
 """The werkzeug development server's three variants (servers/adapters/werkzeug_dev.py)."""
-from servers.core.specs import HTTP_SERVER_PARSER, SOCKETSERVER_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, WSGI, ServerSpec, Tls
+from servers.core.specs import HTTP_SERVER_PARSER, SOCKETSERVER_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, WSGI, Http2, ServerSpec, Tls
 
 # TLS: make_server's ssl_context wraps the listening socket (werkzeug/serving.py BaseWSGIServer), so
 # ssl.SSLSocket.accept handshakes each new connection in the accepting thread, before any thread or child
@@ -8,7 +8,9 @@ _TLS = Tls(SSL_MODULE, setting="make_server's ssl_context (a (certfile, keyfile)
            where="in the one thread that accepts: the listening socket is an ssl.SSLSocket, whose accept() "
                  "handshakes each new connection before its thread or child starts, one connection at a time "
                  "and with no timeout (a client that connects and stays silent holds every other one)")
-_COMMON = dict(interface=WSGI, keepalive=False, pip_packages=("werkzeug",), lesson="werkzeug-dev", tls=_TLS,
+_HTTP2 = Http2(cannot="werkzeug's dev server speaks HTTP/1.x only: its WSGIRequestHandler is http.server's "
+                     "BaseHTTPRequestHandler")
+_COMMON = dict(interface=WSGI, keepalive=False, pip_packages=("werkzeug",), lesson="werkzeug-dev", tls=_TLS, http2=_HTTP2,
                code_paths=("werkzeug/serving.py", *SOCKETSERVER_PATHS),
                caveats=(HTTP_SERVER_PARSER,))
 

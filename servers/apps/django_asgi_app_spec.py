@@ -27,6 +27,7 @@ SPECS = (
                       ("uvicorn", HOST_REG_NAME),
                       ("granian-asgi", HOST_REG_NAME),
                       ("hypercorn", HOST_REG_NAME),
+                      ("gunicorn-asgi", HOST_REG_NAME),
                       ("granian-asgi", METHOD_UPPER),
                       ("granian-asgi", THREAD_PER_REQUEST),
                       ("granian-asgi", GRANIAN_EMPTY_HOST),

@@ -1,6 +1,13 @@
 """Sanic's app, on Sanic's own server and as an ASGI app (servers/apps/sanic_app.py)."""
-from servers.core.specs import ASGI, JINJA2_PATHS, FrameworkSpec
+from servers.core.specs import ASGI, JINJA2_PATHS, Caveat, FrameworkSpec
 
+
+# gunicorn's ASGI worker hands CONNECT on (uvicorn's httptools refuses it first)
+_ASGI_CONNECT = Caveat("sanic-asgi-connect", "HTTP/1.1: gunicorn's ASGI worker hands CONNECT (an authority-form target) "
+                                             "to the app, and Sanic's ASGI app fails on it with a 500",
+                       # the hostile barrage is random: a run may send no CONNECT
+                       evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", False),),
+                       effects=("crash",))
 
 _COMMON = dict(framework="sanic", pip_packages=("sanic", "sanic-ext", "jinja2", "markupsafe"), lesson="sanic",
                code_paths=("sanic/", "sanic_routing/"),
@@ -32,6 +39,7 @@ SPECS = (
                           "come from the server (so the app adds neither), Sanic's lifecycle events from ASGI "
                           "lifespan. Sanic's ASGI layer sends no Content-Length (its own server computes it), so "
                           "every response is framed chunked.",
-                  servers=("uvicorn",), **_COMMON,
+                  servers=("uvicorn", "gunicorn-asgi"),
+                  combination_caveats=(("gunicorn-asgi", _ASGI_CONNECT),), **_COMMON,
                   json_paths=("json/", "ujson")),
 )

@@ -17,7 +17,7 @@ from pathlib import Path
 from backends import drivers, redis_clients
 from servers.core import interpreters, records
 from servers.core.cores import usable_cores
-from servers.core.specs import FrameworkSpec, ServerSpec, Tls
+from servers.core.specs import FrameworkSpec, Http2, ServerSpec, Tls
 
 # Operations of the route contract: name -> path template ({id} is a user id).
 OPERATIONS: dict[str, str] = {
@@ -163,6 +163,11 @@ class Entry:
         return self.server_spec.tls
 
     @property
+    def http2(self) -> Http2:
+        """How its server speaks HTTP/2 (--http2) and in which modes, or why it cannot."""
+        return self.server_spec.http2
+
+    @property
     def dev_only(self) -> bool:
         return DEV_ONLY in self.tags
 
@@ -196,7 +201,8 @@ class Entry:
 
     def as_dict(self) -> dict:
         return {**asdict(self), "module": self.module, "families": list(self.families),
-                "tls": {k: v for k, v in asdict(self.tls).items() if k != "code_paths"}}
+                "tls": {k: v for k, v in asdict(self.tls).items() if k != "code_paths"},
+                "http2": {k: v for k, v in asdict(self.http2).items() if k != "code_paths"}}
 
 
 def entry_name(app: FrameworkSpec, server: ServerSpec) -> str:

@@ -6,10 +6,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from servers.core import catalog, lessons, tables
+from servers.core import catalog, lessons, specs, tables
 
 COLUMNS = ("name", "language", "framework", "server", "model", "workers", "tags", "description", "limits", "tls",
-           "lessons")
+           "h2", "lessons")
+# HTTP/2's modes as the h2 column names them (servers/core/specs.py Http2)
+MODE_NAMES = {specs.ALPN: "ALPN", specs.PRIOR_KNOWLEDGE: "h2c prior knowledge", specs.UPGRADE: "h2c Upgrade"}
+
+
+def http2_cell(http2: specs.Http2) -> str:
+    """The h2 column: the framing library and its modes, each marked (--http2) where the flag turns it on."""
+    if not http2.speaks:
+        return "none"
+    modes = ", ".join(MODE_NAMES[m] + ("" if m in http2.default else " (--http2)") for m in http2.modes)
+    return f"{http2.library}: {modes}"
 CAVEATS_PAGE = "caveats.md"  # beside docs/catalog.md
 
 
@@ -22,7 +32,7 @@ def rows() -> list[dict[str, str]]:
                     "server": entry.server, "model": entry.model, "workers": workers, "tags": tags,
                     "description": entry.description,
                     "limits": "; ".join(filter(None, (entry.dev_only_reason, *entry.caveat_texts))),
-                    "tls": entry.tls.library if entry.tls.terminates else "none",
+                    "tls": entry.tls.library if entry.tls.terminates else "none", "h2": http2_cell(entry.http2),
                     "lessons": " ".join(lessons.pages(entry))})
     return out
 
@@ -34,6 +44,6 @@ def markdown_table() -> str:
                           for page in row["lessons"].split())
         caveats = " ".join(f"[{key}]({CAVEATS_PAGE}#{key})" for key in entry.caveats)
         limits = "; ".join(filter(None, (entry.dev_only_reason, caveats)))
-        return [f"`{row['name']}`", *(row[c] for c in COLUMNS[1:-3]), limits, row["tls"], links]
+        return [f"`{row['name']}`", *(row[c] for c in COLUMNS[1:-4]), limits, row["tls"], row["h2"], links]
 
     return tables.markdown_table(COLUMNS, (cells(entry, row) for entry, row in zip(catalog.ENTRIES, rows())))

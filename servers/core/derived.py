@@ -3,7 +3,7 @@ them all, `--check` names the stale ones (tests/test_generated.py runs it).
 
 Whole files: the entry modules servers/<entry>.py, compose/docker-compose.yml and its local
 override, compose/ports.json (the ports registry). Parts of hand-written files, between markers
-the generator keeps: docs/catalog.md's table and docs/caveats.md's list, pyproject.toml's server and
+the generator keeps: docs/catalog.md's table, docs/caveats.md's list and docs/http2.md's table, pyproject.toml's server and
 framework extras (and `all`), mkdocs.yml's lesson nav, docs/README.md's lesson index, each lesson
 page's "Entries:" line, and docs/free-threading.md's table of the packages on free-threaded CPython 3.13t
 (records/interpreters/python3.13t.json). Adding a server is its adapter, its spec and its lesson page,
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from servers.core import (catalog, catalog_table, caveats_page, compose_model, entry_modules, interpreters,
-                          lessons, ports)
+from servers.core import (catalog, catalog_table, caveats_page, compose_model, entry_modules, http2_page,
+                          interpreters, lessons, ports)
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMAND = "python -m servers.generate"
@@ -131,6 +131,10 @@ def entries_line(entries: list[catalog.Entry]) -> str:
     return f"\nEntries ({len(names)}): {', '.join(names)}.\n"
 
 
+# docs/http2.md's table of where each server speaks HTTP/2 (servers/core/http2_page.py)
+HTTP2_PAGE = ROOT / "docs" / "http2.md"
+HTTP2_START, HTTP2_END = "<!-- http2-servers:start (written by python -m servers.generate) -->", "<!-- http2-servers:end -->"
+
 FT_PACKAGES_START = "<!-- free-threaded-packages:start (written by python -m servers.generate) -->"
 FT_PACKAGES_END = "<!-- free-threaded-packages:end -->"
 
@@ -148,6 +152,7 @@ def derived() -> list[Derived]:
               Derived(compose_model.local_output(compose_model.DEFAULT_OUTPUT), lambda _: compose_model.render_local())]
     files.append(_spliced(CATALOG_PAGE, CATALOG_START, CATALOG_END, catalog_table.markdown_table))
     files.append(_spliced(CAVEATS_PAGE, CAVEATS_START, CAVEATS_END, caveats_page.markdown))
+    files.append(_spliced(HTTP2_PAGE, HTTP2_START, HTTP2_END, http2_page.markdown))
     files.append(_pyproject())
     files.append(_spliced(ROOT / "mkdocs.yml", NAV_START, NAV_END, nav))
     files.append(_spliced(ROOT / "docs" / "README.md", INDEX_START, INDEX_END, index))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from servers.core import catalog
+from servers.core import catalog, specs
 
 SERVERS_DIR = Path(__file__).resolve().parents[1]
 WIDTH = 100
@@ -49,10 +49,25 @@ def docstring(entry: catalog.Entry) -> str:
     tls = entry.tls
     parts.append(f"HTTPS (--certfile, --keyfile): {tls.library}, {tls.where}; through {tls.setting}." if tls.terminates
                  else f"No HTTPS: {tls.cannot}; --certfile and --keyfile are refused.")
+    parts.append(_http2(entry))
     limits = [text for text in (entry.dev_only_reason and f"Not for production: {entry.dev_only_reason}.",
                                 *(f"Caveat: {text}." for text in entry.caveat_texts)) if text]
     parts += limits
     return "\n\n".join(_paragraph(part) for part in parts)
+
+
+def _http2(entry: catalog.Entry) -> str:
+    """The entry's HTTP/2, as its server's spec says: what it serves by default, what --http2 adds, where it runs."""
+    h2 = entry.http2
+    if not h2.speaks:
+        return f"No HTTP/2: {h2.cannot}; --http2 is refused."
+    words = {specs.ALPN: "h2 by ALPN over TLS", specs.PRIOR_KNOWLEDGE: "h2c by prior knowledge",
+             specs.UPGRADE: "h2c by Upgrade"}
+    served = (f"served by default: {', '.join(words[m] for m in h2.default)}" if h2.default else "off by default")
+    added = (f"--http2 adds {', '.join(words[m] for m in h2.flag_adds)} through {h2.setting}" if h2.flag_adds
+             else "--http2 changes nothing")
+    return (f"HTTP/2 ({h2.library}), {served}; {added}. Framed {h2.where}."
+            + (f" Not served: {h2.missing}." if h2.missing else ""))
 
 
 def source(entry: catalog.Entry) -> str:

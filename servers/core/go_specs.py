@@ -6,10 +6,24 @@ spec lives here, importable without Go. Echo and Gin are routers on net/http's s
 those entries is net/http. fasthttp is a server of its own whose handlers are not net/http's: it
 speaks its own interface, as Sanic's app and server do.
 """
-from servers.core.specs import GO, Caveat, FrameworkSpec, ServerSpec, Tls
+from servers.core.specs import ALPN, GO, PRIOR_KNOWLEDGE, Caveat, FrameworkSpec, Http2, ServerSpec, Tls
 
 # Go's TLS is crypto/tls, in the goroutine of each connection; pprof sees its frames (and the crypto under them).
 GO_TLS_PATHS = ("crypto/", "vendor/golang.org/x/crypto/")
+
+# HTTP/2 is net/http's own (h2_bundle.go: golang.org/x/net/http2 bundled into the standard library, functions named
+# http2*; HPACK from vendor/golang.org/x/net/http2/hpack). ServeTLS offers h2 by ALPN by default; cleartext h2 by
+# prior knowledge needs http.Server.Protocols with UnencryptedHTTP2 (Go 1.24+), which --http2 sets.
+GO_HTTP2 = Http2("Go's x/net/http2, bundled in net/http (h2_bundle.go)", modes=(ALPN, PRIOR_KNOWLEDGE), default=(ALPN,),
+                 setting="http.Server.Protocols with HTTP1, HTTP2 and UnencryptedHTTP2 (Go 1.24+) for h2c; ServeTLS "
+                         "offers h2 by ALPN on its own",
+                 where="in each connection's goroutine: after the handshake (or the preface) conn.serve hands the "
+                       "connection to http2serverConn.serve, whose loop reads frames from a goroutine of its own "
+                       "(readFrames), runs each stream's handler in a goroutine of its own (up to 250 concurrent "
+                       "streams) and writes the frames, on GOMAXPROCS threads",
+                 missing="no `Upgrade: h2c`: net/http serves cleartext HTTP/2 by prior knowledge only (the upgrade is "
+                         "golang.org/x/net/http2/h2c's, which RFC 9113 deprecates)",
+                 code_paths=("net/http.(*http2", "net/http.http2", "vendor/golang.org/x/net/http2/"))
 
 SERVER_SPECS = (
     ServerSpec(name="net/http", interface=GO, serve="", model="goroutines", entry_suffix="",
@@ -19,6 +33,7 @@ SERVER_SPECS = (
                        where="in each connection's goroutine: net/http's conn.serve handshakes first, then reads "
                              "and writes through the tls.Conn; ServeTLS also offers h2 by ALPN (net/http's bundled "
                              "HTTP/2), which a client that asks for http/1.1 or nothing does not get"),
+               http2=GO_HTTP2,
                details="One process; net/http's Server accepts on one socket and runs a goroutine per "
                        "connection, on GOMAXPROCS threads (one per usable core).",
                caveats=(Caveat("go-cl-te-keepalive",
@@ -36,6 +51,8 @@ SERVER_SPECS = (
                tls=Tls("Go's crypto/tls", setting="fasthttp Server.ServeTLS", code_paths=GO_TLS_PATHS,
                        where="in the worker goroutine that serves the connection: ServeTLS wraps the listener in "
                              "crypto/tls (tls.NewListener), and the handshake runs on the connection's first read"),
+               http2=Http2(cannot="fasthttp speaks HTTP/1.x only (its Server parses HTTP/1 requests; HTTP/2 for it is "
+                                  "a third-party package, dgrr/http2, not fasthttp's)"),
                details="One process; fasthttp's Server accepts on one socket and hands each connection to an "
                        "idle worker goroutine of its pool (a new one only when none is idle), which serves the "
                        "connection's requests with one pooled RequestCtx, on GOMAXPROCS threads (one per "

@@ -16,11 +16,12 @@ import socket
 import ssl
 import sys
 import sysconfig
+from importlib import metadata
 from pathlib import Path
 from typing import Callable, NoReturn
 
 from backends import DEFAULT_MONGO_URL, DEFAULT_REDIS_URL
-from servers.core import catalog, entry_modules, gil_guard, interpreters, lessons, ready_line
+from servers.core import catalog, entry_modules, gil_guard, interpreters, lessons, ready_line, specs
 from servers.core.loading import import_string
 from servers.core.options import Options
 
@@ -70,7 +71,52 @@ def build_parser(entry: catalog.Entry) -> argparse.ArgumentParser:
                              f"`python -m harness.tls` makes a local pair); {how}")
     parser.add_argument("--keyfile", default=os.environ.get("TLS_KEYFILE", ""), metavar="PEM",
                         help="the certificate's private key, unencrypted (env TLS_KEYFILE)")
+    parser.add_argument("--http2", action="store_true", help=http2_help(entry))
     return parser
+
+
+def http2_help(entry: catalog.Entry) -> str:
+    """What --http2 does on this stack, from its server's spec (Http2)."""
+    h2 = entry.http2
+    if not h2.speaks:
+        return f"refused here: {entry.server} has no HTTP/2 ({h2.cannot})"
+    modes = ", ".join(HTTP2_MODE_WORDS[m] for m in h2.modes)
+    if not h2.flag_adds:
+        return (f"HTTP/2 ({h2.library}): {entry.server} serves it by default ({modes}); the flag changes nothing "
+                f"here" + ("" if h2.cleartext else ", and without --certfile it is refused (no cleartext HTTP/2)"))
+    default = (f"by default it serves {', '.join(HTTP2_MODE_WORDS[m] for m in h2.default)}; " if h2.default else "")
+    return (f"serve HTTP/2 too ({h2.library}): over TLS by ALPN with --certfile, else in cleartext (h2c); "
+            f"{default}the flag adds {', '.join(HTTP2_MODE_WORDS[m] for m in h2.flag_adds)}, through {h2.setting}")
+
+
+HTTP2_MODE_WORDS = {specs.ALPN: "h2 by ALPN over TLS", specs.PRIOR_KNOWLEDGE: "h2c by prior knowledge",
+                    specs.UPGRADE: "h2c by Upgrade"}
+
+
+def check_http2(entry: catalog.Entry, http2: bool, tls: bool) -> None:
+    """Fail with exit 2 now, with one line, on --http2 this stack cannot serve (its server's spec says why)."""
+    if not http2:
+        return
+    h2 = entry.http2
+    if not h2.speaks:
+        fail(f"{entry.name} cannot serve HTTP/2 (--http2): {h2.cannot}")
+    if not tls and not h2.cleartext:
+        fail(f"{entry.name} serves HTTP/2 only over TLS, by ALPN: give --certfile and --keyfile with --http2 "
+             f"({h2.missing})")
+    if tls and not h2.over_tls:
+        fail(f"{entry.name} serves HTTP/2 only in cleartext (h2c): drop --certfile and --keyfile ({h2.missing})")
+    missing = [package for package in h2.packages if not _installed(package)]
+    if missing:
+        fail(f"{entry.name}: --http2 needs {', '.join(missing)}, not installed for {sys.executable} "
+             f"(pip install {' '.join(missing)})")
+
+
+def _installed(distribution: str) -> bool:
+    try:
+        metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return False
+    return True
 
 
 def check_tls(entry: catalog.Entry, certfile: str, keyfile: str) -> None:
@@ -101,11 +147,12 @@ def parse_options(entry: catalog.Entry, argv: list[str] | None = None) -> Option
     if not 0 < args.port < 65536:
         fail(f"--port must be in 1..65535, not {args.port}")
     check_tls(entry, args.certfile, args.keyfile)
+    check_http2(entry, args.http2, bool(args.certfile))
     # absolute: workers (uWSGI's, spawned ones) may not share the entry's working directory
     certfile, keyfile = (os.path.abspath(f) if f else "" for f in (args.certfile, args.keyfile))
     return Options(name=entry.name, host=args.host, port=args.port, workers=workers,
                    mongo_url=args.mongo_url, redis_url=args.redis_url, mongo_driver=entry.mongo_driver,
-                   redis_client=entry.redis_client, certfile=certfile, keyfile=keyfile)
+                   redis_client=entry.redis_client, certfile=certfile, keyfile=keyfile, http2=args.http2)
 
 
 def check_port_free(host: str, port: int) -> None:

@@ -16,6 +16,9 @@ class Options:
     redis_client: str = "hiredis"  # a key of backends.redis_clients.CLIENTS
     certfile: str = ""  # with keyfile: serve HTTPS (the entry's server terminates TLS), "" plain HTTP
     keyfile: str = ""
+    # --http2: HTTP/2 where the server does not speak it by default (the spec's Http2): over TLS by ALPN when
+    # certfile is given, in cleartext (h2c) otherwise
+    http2: bool = False
 
     @property
     def tls(self) -> bool:

@@ -82,6 +82,59 @@ class Tls:
         return not self.cannot
 
 
+# How a server speaks HTTP/2 (RFC 9113): over TLS, chosen by ALPN ("h2", section 3.2); in cleartext ("h2c") by
+# prior knowledge, the connection opening with the client preface (section 3.3); or in cleartext by an
+# HTTP/1.1 `Upgrade: h2c` request (RFC 7540 section 3.2, which RFC 9113 deprecates).
+ALPN, PRIOR_KNOWLEDGE, UPGRADE = "alpn", "prior-knowledge", "upgrade"
+HTTP2_MODES = (ALPN, PRIOR_KNOWLEDGE, UPGRADE)
+# The framing libraries, as the catalog names them
+PYTHON_H2 = "python-hyper's h2 (hpack, hyperframe)"
+PYTHON_H2_PATHS = ("h2/", "hpack/", "hyperframe/")
+
+
+@dataclass(frozen=True)
+class Http2:
+    """How a server speaks HTTP/2 (the entries' --http2), read off its installed source, or why it cannot
+    (`cannot`: its entries refuse --http2). `modes` is what it serves with --http2 (ALPN needs --certfile and
+    --keyfile too), `default` what it serves without it, as its docs configure it; the flag changes the rest."""
+
+    library: str = ""  # what parses the frames and HPACK: the catalog's "h2" column
+    modes: tuple[str, ...] = ()  # of HTTP2_MODES, served with --http2
+    default: tuple[str, ...] = ()  # of modes, served without --http2 (its own default)
+    setting: str = ""  # the server's own API the adapter turns it on with ("" : nothing to turn on)
+    where: str = ""  # which process and thread frame it, and how a connection's streams are run
+    missing: str = ""  # why a mode of HTTP2_MODES is not served ("" when every one is)
+    cannot: str = ""  # why it has no HTTP/2 of its own ("" when it has)
+    # frame path prefixes of the HTTP/2 framing the anatomy can see in a profile (its "h2" layer); () when it
+    # runs where the profiler cannot look (Rust, Zig, C)
+    code_paths: tuple[str, ...] = ()
+    packages: tuple[str, ...] = ()  # distributions that do the framing (their versions describe an h2 result)
+
+    def __post_init__(self) -> None:
+        unknown = set(self.modes) - set(HTTP2_MODES)
+        if unknown or not set(self.default) <= set(self.modes) or bool(self.cannot) == bool(self.modes):
+            raise ValueError(f"Http2({self.library or self.cannot!r}): modes {self.modes} must be of {HTTP2_MODES}, "
+                             f"default {self.default} among them, and either modes or cannot, not both")
+
+    @property
+    def speaks(self) -> bool:
+        return not self.cannot
+
+    @property
+    def cleartext(self) -> bool:
+        """It serves h2c (by prior knowledge; an upgrade-only server would need an HTTP/1.1 first request)."""
+        return PRIOR_KNOWLEDGE in self.modes
+
+    @property
+    def over_tls(self) -> bool:
+        return ALPN in self.modes
+
+    @property
+    def flag_adds(self) -> tuple[str, ...]:
+        """The modes --http2 turns on (() : it serves them all by default, and the flag changes nothing)."""
+        return tuple(m for m in self.modes if m not in self.default)
+
+
 @dataclass(frozen=True)
 class ServerSpec:
     """One server variant of the catalog (gunicorn's sync, gthread and gevent workers are three)."""
@@ -94,6 +147,7 @@ class ServerSpec:
     details: str  # how it serves a request (workers, sockets, keep-alive, stop): the entries' --help
     entry_suffix: str  # entries are <app>_<suffix>, or <app> alone when "" (a framework's own server)
     tls: Tls  # how it terminates TLS, or why it cannot (every server says)
+    http2: Http2  # how it speaks HTTP/2 and in which modes, or why it cannot (every server says)
     workers: int | None = None  # default workers; None: one per usable core
     max_workers: int | None = None  # 1 for a server that runs one process only
     keepalive: bool = True

@@ -1,11 +1,15 @@
-"""Capture real outputs of wrk, ab, hey and vegeta for the parser tests: `python tests/bench/capture_data.py`.
+"""Capture real outputs of wrk, ab, hey, vegeta and h2load for the parser tests:
+`python tests/bench/capture_data.py` (every tool), `python tests/bench/capture_data.py h2load` (h2load's alone,
+its entries merged into MANIFEST.json).
 
 Runs each tool for a second or two, with the command lines loadtools builds, against real
 servers on loopback: nethttp (fast, keep-alive; "ok", "close"), stdlib (single-threaded, listen
 backlog of 5; "backlog" at c=200), nethttp with its Redis down (503 answers; "non2xx"), nethttp
 on seeded local backends (random ids; "ids") and a tiny flaky http.server that drops every 7th
 connection unanswered and answers every 11th request after 1.5 s ("errors": read errors and
-timeouts). Writes tests/bench/data/<tool>_<case>.* and MANIFEST.json (the commands).
+timeouts). h2load runs against Hypercorn (h2c by default; "h2c", "non2xx" with its Redis down), twisted
+over TLS ("h2") and the single-threaded stdlib server, which has no HTTP/2 ("errors"): slow servers on purpose,
+so its per-request logs stay small. Writes tests/bench/data/<tool>_<case>.* and MANIFEST.json (the commands).
 """
 from __future__ import annotations
 
@@ -72,6 +76,9 @@ def capture(tool_name: str, case: str, spec: LoadSpec, manifest: dict) -> None:
         csv = spec.file(".ab.csv")
         if csv.exists():
             (DATA / f"{stem}.csv").write_text(csv.read_text())
+    if tool_name == "h2load":
+        raw = tool.collect(spec, proc.stdout, proc.stderr)
+        (DATA / f"{stem}.log").write_text(raw["log"])
     if tool_name == "vegeta":
         binfile = spec.file(".bin")
         report = subprocess.run([tool.binary(), "report", "-type=json", str(binfile)],
@@ -85,10 +92,42 @@ def capture(tool_name: str, case: str, spec: LoadSpec, manifest: dict) -> None:
     print(f"{stem}: exit {proc.returncode}", file=sys.stderr)
 
 
-def main() -> None:
+def capture_h2load(manifest: dict, work: Path) -> None:
+    from harness import tls
+
+    pair = tls.ensure()
+
+    def spec(url: str, path: str, protocol: str, **kw) -> LoadSpec:
+        defaults = dict(connections=2, streams=4, duration_s=1, timeout_s=2, workdir=work, stem=f"h{len(manifest)}",
+                        protocol=protocol, ca_file=str(pair.ca) if protocol in ("h2", "h1-tls") else "")
+        return LoadSpec(base_url=url, path=path, **{**defaults, **kw})
+
+    servers: list[EntryProcess] = []
+    try:
+        dead_redis = f"redis://127.0.0.1:{free_port()}/0"
+        hypercorn = EntryProcess("starlette_hypercorn", ["--port", str(free_port()), "--workers", "1",
+                                                          "--redis-url", dead_redis], work / "hypercorn.log")
+        twisted = EntryProcess("twisted", ["--port", str(free_port()), *pair.server_flags()], work / "twisted.log")
+        single = EntryProcess("stdlib", ["--port", str(free_port())], work / "stdlib.log")
+        servers += [hypercorn.start(), twisted.start(), single.start()]
+        capture("h2load", "h2c", spec(hypercorn.url, "/json", "h2c"), manifest)
+        capture("h2load", "non2xx", spec(hypercorn.url, "/redis/pooled", "h2c"), manifest)
+        capture("h2load", "h2", spec(twisted.url, "/json", "h2"), manifest)
+        capture("h2load", "errors", spec(single.url, "/", "h2c"), manifest)
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def main(tools: list[str]) -> None:
     DATA.mkdir(parents=True, exist_ok=True)
     manifest: dict = {}
     work = Path(tempfile.mkdtemp(prefix="bench-capture-"))
+    if tools == ["h2load"]:
+        manifest = json.loads((DATA / "MANIFEST.json").read_text())
+        capture_h2load(manifest, work)
+        (DATA / "MANIFEST.json").write_text(json.dumps(manifest, indent=1) + "\n")
+        return
 
     def spec(url: str, path: str, **kw) -> LoadSpec:
         defaults = dict(connections=10, threads=2, duration_s=1, timeout_s=2, users=1000, fixed_id=7,
@@ -131,6 +170,7 @@ def main() -> None:
             capture("wrk", "ids", spec(seeded.url, "/mongo/pooled/{id}", connections=4), manifest)
             capture("vegeta", "ids", spec(seeded.url, "/mongo/pooled/{id}", rate=50), manifest)
             seeded.stop()
+        capture_h2load(manifest, work)
     finally:
         for server in servers:
             server.stop()
@@ -138,4 +178,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

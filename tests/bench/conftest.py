@@ -37,6 +37,9 @@ def raw():
         stem = f"{tool}_{case}"
         if tool == "vegeta":
             return {"report": read(f"{stem}.report.json"), "encoded": read(f"{stem}.encode.jsonl")}
+        if tool == "h2load":  # captured with 2 connections x 4 streams (MANIFEST.json)
+            return {"stdout": read(f"{stem}.stdout"), "stderr": read(f"{stem}.stderr"), "log": read(f"{stem}.log"),
+                    "in_flight": "8"}
         return {"stdout": read(f"{stem}.stdout"), "stderr": read(f"{stem}.stderr"), "csv": read(f"{stem}.csv")}
 
     return load

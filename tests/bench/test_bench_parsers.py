@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from loadtools import ab, errors, hey, vegeta, wrk
+from loadtools import ab, errors, h2load, hey, vegeta, wrk
 
 
 def ordered(latency: dict) -> list[float]:
@@ -182,6 +182,71 @@ def test_vegeta_close_and_ids(raw):
 def test_vegeta_report_alone_still_parses(raw):
     m = vegeta.parse(raw("vegeta", "errors")["report"])
     assert m.errors["other"] > 0 and m.latency_ms["p99.9"] is None
+
+
+# -- h2load -------------------------------------------------------------------------------------------
+def _summary(stdout: str) -> dict[str, int]:
+    words = ("total", "started", "done", "succeeded", "failed", "errored", "timeout")
+    line = next(l for l in stdout.splitlines() if l.startswith("requests:"))
+    return dict(zip(words, map(int, __import__("re").findall(r"(\d+) \w+", line))))
+
+
+@pytest.mark.parametrize("case, protocol", [("h2c", "h2c"), ("h2", "h2")])
+def test_h2load_counts_its_logged_requests_and_says_the_protocol(raw, case, protocol):
+    data = raw("h2load", case)
+    m = h2load.H2load().parse(data)
+    summary = _summary(data["stdout"])
+    assert h2load.negotiated(data["stdout"]) == protocol
+    assert m.requests == summary["succeeded"] > 500 and m.status_codes == {"200": m.requests} and m.non_2xx == 0
+    # the streams the stop at the end cut off (errored, or started and never done: 2 x 4 here) are no errors
+    assert (summary["started"] - summary["done"]) + summary["errored"] <= 8 and m.errors_total == 0
+    log_us = sorted(int(l.split("\t")[2]) for l in data["log"].splitlines() if not l.split("\t")[1].startswith("-"))
+    assert m.latency_ms["max"] == pytest.approx(log_us[-1] / 1000) and m.latency_ms["p99.9"] is not None
+    assert m.requests_per_s == pytest.approx(m.requests / m.duration_s)
+    assert_sane(m)
+
+
+def test_h2load_non_2xx(raw):
+    m = h2load.H2load().parse(raw("h2load", "non2xx"))
+    assert m.requests > 0 and m.non_2xx == m.requests and set(m.status_codes) == {"503"}
+    assert m.finish().success_ratio == 0
+
+
+def test_h2load_no_answer_at_all_is_a_failure(raw):
+    """The single-threaded stdlib server has no HTTP/2: the preface gets no answer h2load can read."""
+    with pytest.raises(ValueError, match="no answer to any of its 8 requests .application protocol h2c"):
+        h2load.H2load().parse(raw("h2load", "errors"))
+
+
+def test_h2load_errors_past_the_cut_off_are_the_servers():
+    stdout = ("finished in 2.00s, 10.00 req/s, 1KB/s\n"
+              "requests: 30 total, 32 started, 30 done, 20 succeeded, 10 failed, 10 errored, 3 timeout\n")
+    log = "".join(f"{i * 100_000}\t200\t1000\n" for i in range(20)) + "1900000\t-1\t5\n" * 10
+    m = h2load.parse(stdout, log, in_flight=8)
+    # 8 in flight at the stop: 2 never done, so 6 of the 10 errored were cut off; 3 timed out, 1 more failed
+    assert (m.requests, m.errors["timeout"], m.errors["read"]) == (20, 3, 1)
+
+
+def test_h2load_answers_that_stop_early_are_a_failure_not_a_low_rate():
+    """Hypercorn closes an HTTP/2 connection after 1,000 requests and h2load does not reconnect."""
+    stdout = ("finished in 6.00s, 333.00 req/s, 1KB/s\n"
+              "requests: 2000 total, 2000 started, 2000 done, 2000 succeeded, 0 failed, 0 errored, 0 timeout\n")
+    log = "".join(f"{1_000_000 + i * 1000}\t200\t500\n" for i in range(2000))  # 2 s of answers in a 6 s run
+    with pytest.raises(ValueError, match="stopped 4.0 s before its 6 s were up, after 2,000 requests"):
+        h2load.parse(stdout, log)
+
+
+def test_h2load_command_asks_for_h2_alone_over_tls_and_its_streams(tmp_path):
+    from loadtools import LoadSpec
+
+    tool = h2load.H2load()
+    tls = tool.command(LoadSpec(base_url="https://127.0.0.1:1", path="/mongo/pooled/{id}", connections=4, streams=25,
+                                protocol="h2", users=50, workdir=tmp_path))
+    assert tls[tls.index("-m") + 1] == "25" and tls[tls.index("-c") + 1] == "4" and "--npn-list=h2" in tls
+    urls = (tmp_path / "run.urls").read_text().split()
+    assert len(urls) == 50 and sorted(int(u.rsplit("/", 1)[1]) for u in urls) == list(range(1, 51))
+    plain = tool.command(LoadSpec(base_url="http://127.0.0.1:1", path="/", protocol="h2c", workdir=tmp_path))
+    assert "--no-tls-proto=h2c" in plain and "--npn-list=h2" not in plain
 
 
 def test_vegeta_without_results_is_an_error():

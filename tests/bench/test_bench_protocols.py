@@ -1,8 +1,9 @@
-"""The protocol axis (harness.protocols: h1, h1-tls): the plan leaves out the stacks whose server cannot
-serve a protocol, the tools say which they speak (and vegeta verifies the suite's CA), the tool's own
-limit is per protocol, and the model puts each stack's h1 and h1-tls side by side: capacity, CPU per
-request at one common rate, what TLS adds per request on a kept connection and per new connection.
-On recorded (synthetic) results, and with the CLI's usage errors."""
+"""The protocol axis (harness.protocols: h1, h1-tls, h2, h2c): the plan leaves out the stacks whose server cannot
+serve a protocol, the tools say which they speak (and vegeta verifies the suite's CA; h2load keeps streams in
+flight per connection), the tool's own limit is per protocol, Little's law counts connections x streams, and the
+model puts each stack's protocols side by side: capacity, CPU per request at one common rate, what TLS or HTTP/2
+adds per request on a kept connection and per new connection. On recorded (synthetic) results, and with the CLI's
+usage errors."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -62,7 +63,7 @@ def test_the_model_puts_each_stack_on_h1_and_tls_side_by_side():
 def test_the_report_shows_the_side_by_side_table_and_names_the_protocol():
     md = results_md.render(model.build(session()))
     assert "## hello h1-tls: capacity within" in md
-    assert "## Each stack on HTTP/1.1 and over TLS" in md
+    assert "## Each stack against plaintext HTTP/1.1" in md
     line = next(l for l in md.splitlines() if l.startswith("| `a` | hello | h1-tls |"))
     assert "0.50x" in line and "+30" in line and "+300" in line
     assert "load tool's own limit on h1-tls: 9,000/s" in md
@@ -109,7 +110,10 @@ def test_the_tools_say_which_protocols_they_speak_and_vegeta_verifies_the_ca(tmp
 
 
 @pytest.mark.parametrize("args, says", [
-    (["--protocol", "h2"], "expected a comma list of h1, h1-tls"),
+    (["--protocol", "h3"], "expected a comma list of h1, h1-tls, h2, h2c"),
+    (["--protocol", "h2"], "--tool wrk does not speak h2; use --tool vegeta or h2load"),
+    (["--protocol", "h1,h2", "--tool", "h2load"], "--tool h2load does not speak h1"),
+    (["--protocol", "h2", "--tool", "vegeta", "--streams", "10"], "--streams is HTTP/2's"),
     (["--protocol", "h1-tls", "--tool", "locust"], "does not speak h1-tls"),
     (["--protocol", "h1-tls", "--target", "http://127.0.0.1:9"], "--target serves what it was started with"),
 ])
@@ -132,3 +136,63 @@ def test_a_server_without_keep_alive_pays_all_its_tls_per_connection():
     (cost,) = model.build(results).protocol_costs
     assert not cost.keeps_alive and cost.extra_us_per_request is None
     assert cost.extra_us_per_connection == pytest.approx(1500)
+
+
+def test_the_plan_serves_h2_and_h2c_where_the_server_speaks_them():
+    settings = planning.Settings(servers=["flask_waitress", "flask_gunicorn", "falcon_twisted", "nethttp"],
+                                 ops=["hello"], protocols=["h2", "h2c"])
+    p = planning.build(settings)
+    assert [(g.entry.name, g.protocol) for g in p.entries] == [("falcon_twisted", "h2"), ("nethttp", "h2"),
+                                                             ("nethttp", "h2c")]
+    why = dict(line.split(": ", 1) for line in p.unserved)
+    assert why["flask_waitress h2"] == catalog.get("flask_waitress").tls.cannot  # no TLS, so no h2 by ALPN
+    assert why["flask_waitress h2c"] == catalog.get("flask_waitress").http2.cannot
+    assert why["flask_gunicorn h2c"] == catalog.get("flask_gunicorn").http2.cannot  # the sync worker has none
+    assert catalog.get("falcon_twisted").http2.missing in why["falcon_twisted h2c"]  # HTTP/2 over TLS only
+    assert protocols.get("h2").server_flags()[-1] == "--http2" and protocols.get("h2c").server_flags() == ["--http2"]
+
+
+def test_vegeta_speaks_h2_by_alpn_and_h2c_by_prior_knowledge(tmp_path):
+    vegeta = get("vegeta")
+    try:
+        vegeta.binary()
+    except Exception:  # noqa: BLE001
+        pytest.skip("vegeta not installed")
+    h2 = OpenLoop().command(spec(tmp_path, protocol="h2", ca_file="/ca.pem", rate=10), 10, 1)
+    assert "-http2=true" in h2 and "-root-certs=/ca.pem" in h2 and "-h2c" not in h2
+    h2c = OpenLoop().command(LoadSpec(base_url="http://127.0.0.1:8080", path="/", protocol="h2c", rate=10,
+                                      workdir=tmp_path), 10, 1)
+    assert "-h2c" in h2c and not any(a.startswith(("-http2", "-root-certs")) for a in h2c)
+    assert "-http2=true" in vegeta.command(spec(tmp_path, protocol="h2", rate=10))
+
+
+def test_littles_law_counts_every_stream_in_flight():
+    """h2load with 4 connections x 10 streams keeps 40 requests in flight: 40,000/s at 1 ms mean holds the law."""
+    from bench import selfcheck
+
+    held = selfcheck.Check(loop="closed", tool_cpu_pct=80, connections=4, streams=10, requests_per_s=40_000,
+                           mean_latency_ms=1.0)
+    assert selfcheck.void_reasons(held) == []
+    short = selfcheck.Check(loop="closed", tool_cpu_pct=80, connections=4, streams=10, requests_per_s=4_000,
+                            mean_latency_ms=1.0)  # 4 in flight of 40: the tool set the pace
+    assert "for 4 connections x 10 streams" in selfcheck.void_reasons(short)[0]
+
+
+def test_the_report_shows_the_protocol_as_an_axis():
+    results = session()
+    results += [step("a", "h2", 1500, True), step("a", "h2", 3000, False),
+                step("a", "h2c", 2500, True), step("a", "h2c", 5000, False),
+                step("nethttp", "h2", 15000, True, mode="calibration"),
+                step("nethttp", "h2c", 18000, True, mode="calibration"),
+                step("a", "h2", 500, True, cpu_ms=0.120, mode="cost"), step("a", "h2c", 500, True, cpu_ms=0.090, mode="cost")]
+    report = model.build(results)
+    (row,) = [r for r in report.protocol_axis if r.entrypoint == "a"]
+    assert list(row.cells) == ["h1", "h1-tls", "h2", "h2c"]  # the axis's order, whatever the order measured
+    assert [row.cells[p].value for p in row.cells] == [2000, 1000, 1500, 2500]
+    assert report.tool_limits["h2c"] == 18000
+    costs = {p.other.protocol: p for p in report.protocol_costs if p.entrypoint == "a"}
+    assert costs["h2c"].extra_us_per_request == pytest.approx(-10)  # HTTP/2 in cleartext cheaper here
+    md = results_md.render(report)
+    assert "## The protocol as an axis" in md
+    line = next(l for l in md.splitlines() if l.startswith("| `a` | hello |"))
+    assert "| 2,000 | 1,000 | 1,500 | 2,500 |" in line and "| 100 | 130 | 120 | 90 |" in line

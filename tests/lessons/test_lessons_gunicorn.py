@@ -268,3 +268,15 @@ def test_gunicorn_gevent_worker_accepts_after_sigterm_until_its_next_once_a_seco
         assert 0.8 <= closed <= 2.0, closed  # at its next check, a second after the notify (late when busy)
     finally:
         server.stop()
+
+
+def test_the_asgi_worker_listens_with_asyncios_backlog_of_100_not_gunicorns(start_server):
+    """gunicorn-asgi.md: the arbiter's socket listens with the backlog setting (1024 here), then each ASGI worker
+    hands it to loop.create_server(sock=...), which calls listen() again with its own default, 100."""
+    from anatomy.connections import listen_queues
+    from servers.adapters.sizing import LISTEN_BACKLOG
+
+    sync = start_server("bare_gunicorn", ["--workers", "1"])
+    asgi = start_server("bare_asgi_gunicorn_asgi", ["--workers", "1"])
+    assert {backlog for _, backlog in listen_queues(sync.port)} == {LISTEN_BACKLOG}
+    assert {backlog for _, backlog in listen_queues(asgi.port)} == {100}

@@ -34,6 +34,7 @@ type Config struct {
 	RedisURL string
 	CertFile string // with KeyFile: serve HTTPS (crypto/tls); both empty: plain HTTP
 	KeyFile  string
+	HTTP2    bool // --http2: HTTP/2 in cleartext too (h2c by prior knowledge); over TLS ServeTLS offers it anyway
 }
 
 // TLS reports whether the command line asks for HTTPS.
@@ -53,6 +54,12 @@ type Server interface {
 // net/http's and fasthttp's Servers both have ServeTLS, crypto/tls under it.
 type TLSServer interface {
 	ServeTLS(ln net.Listener, certFile, keyFile string) error
+}
+
+// HTTP2Server is a Server that speaks HTTP/2: EnableHTTP2 makes it serve h2c by prior knowledge on a
+// plain listener as well as HTTP/1.1 (over TLS, ServeTLS offers h2 by ALPN whether or not it is called).
+type HTTP2Server interface {
+	EnableHTTP2()
 }
 
 // BuildServer makes a whole server over its backends, for a command whose handlers are not
@@ -82,6 +89,16 @@ func HTTPServer(build Build) BuildServer {
 }
 
 type netHTTP struct{ *http.Server }
+
+// EnableHTTP2 sets Protocols (Go 1.24+): HTTP/1.1, HTTP/2 by ALPN over TLS, and HTTP/2 with prior knowledge in
+// cleartext. net/http has no `Upgrade: h2c` (that is golang.org/x/net/http2/h2c's, deprecated by RFC 9113).
+func (s netHTTP) EnableHTTP2() {
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetHTTP2(true)
+	p.SetUnencryptedHTTP2(true)
+	s.Protocols = &p
+}
 
 // Shutdown drains, then cuts off the requests still running past the deadline.
 func (s netHTTP) Shutdown(ctx context.Context) error {
@@ -145,6 +162,15 @@ func RunServer(ctx context.Context, name string, args []string, stdout, stderr i
 	// Port 0 asks the kernel for a free port: report the one it gave.
 	port := ln.Addr().(*net.TCPAddr).Port
 	srv := build(b)
+	if cfg.HTTP2 {
+		h2, ok := srv.(HTTP2Server)
+		if !ok {
+			ln.Close()
+			fmt.Fprintf(stderr, "error: %s cannot serve HTTP/2 (--http2): its server speaks HTTP/1.x only\n", name)
+			return 2
+		}
+		h2.EnableHTTP2()
+	}
 	serve, scheme := srv.Serve, "http"
 	if cfg.TLS() {
 		tlsSrv, ok := srv.(TLSServer)
@@ -190,6 +216,8 @@ func Parse(name string, args []string, help io.Writer) (Config, error) {
 	fs.StringVar(&cfg.CertFile, "certfile", os.Getenv("TLS_CERTFILE"),
 		"serve HTTPS (crypto/tls) with this PEM certificate and --keyfile (env TLS_CERTFILE)")
 	fs.StringVar(&cfg.KeyFile, "keyfile", os.Getenv("TLS_KEYFILE"), "the certificate's PEM private key (env TLS_KEYFILE)")
+	fs.BoolVar(&cfg.HTTP2, "http2", false,
+		"HTTP/2 in cleartext too (h2c by prior knowledge, http.Server.Protocols); over TLS ServeTLS offers h2 by ALPN anyway")
 	fs.Usage = func() {} // flag calls it on every error too; help is printed for --help only
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -70,8 +70,8 @@ func TestParseDefaults(t *testing.T) {
 		t.Errorf("env not used: %+v", cfg)
 	}
 	cfg, _ = Parse("x", []string{"--mongo-url", "mongodb://f/x", "-redis-url=redis://f/1",
-		"--host", "::1", "--port=9", "--workers", "3", "--certfile", "c.pem", "--keyfile=k.pem"}, io.Discard)
-	want = Config{"::1", 9, 3, "mongodb://f/x", "redis://f/1", "c.pem", "k.pem"}
+		"--host", "::1", "--port=9", "--workers", "3", "--certfile", "c.pem", "--keyfile=k.pem", "--http2"}, io.Discard)
+	want = Config{"::1", 9, 3, "mongodb://f/x", "redis://f/1", "c.pem", "k.pem", true}
 	if cfg != want {
 		t.Errorf("flags: %+v, want %+v", cfg, want)
 	}
@@ -88,7 +88,7 @@ func TestParseErrors(t *testing.T) {
 	if _, err := Parse("x", []string{"--help"}, &help); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("--help: err %v", err)
 	}
-	for _, f := range []string{"--host", "--port", "--workers", "--mongo-url", "--redis-url", "--certfile", "--keyfile", "--help"} {
+	for _, f := range []string{"--host", "--port", "--workers", "--mongo-url", "--redis-url", "--certfile", "--keyfile", "--http2", "--help"} {
 		if !strings.Contains(help.String(), f) {
 			t.Errorf("help lacks %s:\n%s", f, help.String())
 		}
@@ -306,5 +306,70 @@ func TestRunServesTLS(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run did not return within 5 s of the stop")
+	}
+}
+
+// TestRunServesH2C: with --http2 a plain listener serves HTTP/2 by prior knowledge (a client that speaks
+// only unencrypted HTTP/2 gets HTTP/2.0) and HTTP/1.1 still.
+func TestRunServesH2C(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	var stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, "helper", []string{"--port", "0", "--workers", "1", "--http2",
+			"--mongo-url", "mongodb://127.0.0.1:1/test", "--redis-url", "redis://127.0.0.1:1/0"}, pw, &stderr, hello)
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ready.FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("ready line %q", line)
+	}
+	var h2c http.Protocols
+	h2c.SetUnencryptedHTTP2(true)
+	client := &http.Client{Transport: &http.Transport{Protocols: &h2c}}
+	for _, c := range []struct {
+		client *http.Client
+		major  int
+	}{{client, 2}, {http.DefaultClient, 1}} {
+		res, err := c.client.Get("http://127.0.0.1:" + m[1] + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.ProtoMajor != c.major || string(body) != "hi" {
+			t.Errorf("answered %s %q, want HTTP/%d", res.Proto, body, c.major)
+		}
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d, stderr %q", code, stderr.String())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return within 5 s of the stop")
+	}
+}
+
+type http1Only struct{}
+
+func (http1Only) Serve(net.Listener) error       { return nil }
+func (http1Only) Shutdown(context.Context) error { return nil }
+
+// TestRunRefusesHTTP2WithoutIt: a server that speaks HTTP/1.x only (fasthttp's) refuses --http2 with one line, exit 2.
+func TestRunRefusesHTTP2WithoutIt(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := RunServer(context.Background(), "plain", []string{"--port", "0", "--http2",
+		"--mongo-url", "mongodb://127.0.0.1:1/test", "--redis-url", "redis://127.0.0.1:1/0"}, &stdout, &stderr,
+		func(*backend.Backends) Server { return http1Only{} })
+	want := "error: plain cannot serve HTTP/2 (--http2): its server speaks HTTP/1.x only\n"
+	if code != 2 || stderr.String() != want || stdout.Len() > 0 {
+		t.Errorf("exit %d, stderr %q, stdout %q; want 2, %q", code, stderr.String(), stdout.String(), want)
 	}
 }
