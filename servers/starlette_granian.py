@@ -22,6 +22,14 @@ Caveat: HTTP/1.1: granian checks no Host, hands `GET *` and the authority-form t
 body with invalid chunk syntax too (the app answers, then granian closes), accepts NUL in a chunk
 extension [desync, crash, refuse-shape].
 
+Caveat: HTTP/2: bytes that are not the client preface are answered as an HTTP/1.1 request (400),
+also on a TLS connection that selected h2 by ALPN, where RFC 9113 section 3.4 makes them a
+connection error (h2spec http2/3.5/2).
+
+Caveat: HTTP/2: it answers a request before it reads the frame that follows it, so h2spec's cases
+that send an invalid frame after a complete request (a second HEADERS, DATA after RST_STREAM, a
+window overflow, an invalid pseudo-header or content-length) see the answer first on some runs.
+
 Caveat: HTTP/1.1: granian hands an authority-form GET target (`GET host:port`) to the app as an
 empty path, which the framework redirects to / or serves as / [refuse-shape].
 
