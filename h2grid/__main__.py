@@ -1,6 +1,6 @@
 """`python -m h2grid`: the HTTP/2 grid by hand. Without a command it lists the endpoints and the attacks;
 `run ENDPOINT` runs h2spec and/or attack probes on one endpoint and prints what they found (it records
-nothing: the records are written by `H2GRID_RECORD=1 ./test.sh -m h2grid`); `docs` writes docs/http2.md
+nothing: the records are written by `H2GRID_RECORD=1 ./test.sh -m h2grid`); `docs` writes docs/http2-grid.md
 from the records.
 """
 from __future__ import annotations

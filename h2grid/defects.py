@@ -1,6 +1,6 @@
 """The upstream-reportable defects the grid found, each with its minimal reproduction, the version it was found
 on and the RFC section, and a check that it still shows (the tests run every check: a defect fixed upstream
-fails its test, and then this entry and its caveat go). docs/http2.md lists them.
+fails its test, and then this entry and its caveat go). docs/http2-grid.md lists them.
 
 A reproduction is either a few lines of Python on the library alone, or frames as bytes sent after the client
 preface and an empty SETTINGS frame to an endpoint of the grid (`wire`: what the check sends).

@@ -1,6 +1,6 @@
 """The HTTP/2 grid's own logic, without a server (the grid itself runs with `-m h2grid`): the judgement rules,
 the reading of h2spec's JUnit report, the pins' comparison, the probes' frames, the loopback guard, the
-records against the catalog's HTTP/2 caveats, and docs/http2.md against the records."""
+records against the catalog's HTTP/2 caveats, and docs/http2-grid.md against the records."""
 from __future__ import annotations
 
 import hpack
@@ -158,12 +158,12 @@ def test_every_failing_h2spec_case_is_a_caveat_of_its_server(server):
 
 
 def test_the_docs_page_is_rendered_from_the_records():
-    assert docs.PAGE.read_text() == docs.render(), "docs/http2.md is stale: python -m h2grid docs"
+    assert docs.PAGE.read_text() == docs.render(), "docs/http2-grid.md is stale: python -m h2grid docs"
 
 
 @pytest.mark.parametrize("defect", [d for d in defects.DEFECTS if not d.endpoint], ids=lambda d: d.key)
 def test_a_library_defect_still_shows(defect):
-    """docs/http2.md reports it upstream with this reproduction: once a release fixes it, this fails, and the
+    """docs/http2-grid.md reports it upstream with this reproduction: once a release fixes it, this fails, and the
     defect (h2grid/defects.py) and what the docs say of it go."""
     shown = defect.check()
     assert shown, f"{defect.key} no longer shows on the installed {defect.library}: remove it from h2grid/defects.py"

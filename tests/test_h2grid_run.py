@@ -104,7 +104,7 @@ def test_attack(endpoint, key):
 
 @pytest.mark.parametrize("defect", [d for d in defects.DEFECTS if d.endpoint], ids=lambda d: d.key)
 def test_a_server_defect_still_shows(defect):
-    """Each wire reproduction of docs/http2.md against its server: when a release fixes it, this fails, and the
+    """Each wire reproduction of docs/http2-grid.md against its server: when a release fixes it, this fails, and the
     defect (h2grid/defects.py) goes."""
     endpoint = endpoints.get(defect.endpoint)
     _available(endpoint)

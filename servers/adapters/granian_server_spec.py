@@ -15,7 +15,7 @@ _KILL_RESETS = Caveat("reuseport-kill-resets",
                       "on its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1)",
                       # timing-dependent: only a connection that reaches the dying worker's socket is reset
                       evidence=(("test_killed_worker_is_replaced[{name}]", False),), free_threaded=False)
-# HTTP/2 (hyper's h2 crate, served by every granian interface alike): docs/http2.md
+# HTTP/2 (hyper's h2 crate, served by every granian interface alike): docs/http2-grid.md
 _H2_PREFACE = Caveat("granian-h2-preface",
                      "HTTP/2: bytes that are not the client preface are answered as an HTTP/1.1 request (400), also on a "
                      "TLS connection that selected h2 by ALPN, where RFC 9113 section 3.4 makes them a connection error "

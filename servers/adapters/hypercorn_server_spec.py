@@ -48,7 +48,7 @@ SPECS = (
                         Caveat("hypercorn-h2c-preface",
                                "HTTP/2: on its cleartext port, which serves HTTP/1.1 and h2c alike, bytes that are not "
                                "the client preface are answered as an HTTP/1.1 request (400) instead of closing the "
-                               "connection (h2spec http2/3.5/2; docs/http2.md)",
+                               "connection (h2spec http2/3.5/2; docs/http2-grid.md)",
                                h2spec=("h2c:http2/3.5/2",)),
                         Caveat("hypercorn-worker-death",
                                "a worker that dies is not replaced: Hypercorn's supervisor stops every worker and "

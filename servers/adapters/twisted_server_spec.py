@@ -22,7 +22,7 @@ EXTRAS = {"twisted": ("twisted[tls]>=26.10.0",)}
 # Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
 SOURCES = {"twisted": ("twisted/twisted", "twisted-{v}", "src/")}
 
-# HTTP/2 (twisted.web._http2 on python-hyper's h2): docs/http2.md has the reproductions
+# HTTP/2 (twisted.web._http2 on python-hyper's h2): docs/http2-grid.md has the reproductions
 _H2_OPEN_AFTER_GOAWAY = Caveat(
     "twisted-h2-open-after-goaway",
     "HTTP/2: after the GOAWAY of a connection error the TLS connection stays open until its timers end it (75 s), where "
