@@ -35,7 +35,7 @@ SERVER_SPECS = (
                               "6.5.3 processes them in order), and answers a request before it reads the frame that "
                               "follows it (h2spec races it)",
                               h2spec=("http2/4.2/3", "http2/6.5.3/1", "http2/8.1.2.2/1", "http2/8.1.2.2/2",
-                                      "~http2/6.9.1/3", "~http2/8.1.2.6/1")),),
+                                      "~http2/6.9.1/3", "~http2/8.1.2.6/1", "~http2/8.1.2.6/2")),),
                lesson="go-nethttp", code_paths=("net/http.", "net.", "internal/poll.", "bufio.")),
     ServerSpec(name="fasthttp", interface="fasthttp", serve="", model="goroutines", entry_suffix="",
                description="its own HTTP server: a pool of reused worker goroutines, a recycled RequestCtx",
