@@ -5,7 +5,8 @@
 #   Python: the project with every extra, editable, into $PYTHON (default python3), or into the
 #     project's virtualenv .venv where that Python refuses pip (PEP 668: Debian's own python3);
 #     scripts/project-python.sh has the rule, and bench.sh and test.sh pick the same interpreter
-#   Go tools: vegeta (constant-rate load); the Go servers and FerretDB build on first use
+#   Go tools: vegeta (constant-rate load); h2spec (the HTTP/2 grid), `go install` at the versions
+#     h2grid/tools/go.mod pins, into .build/bin; the Go servers and FerretDB build on first use
 #   The docs site's Mermaid (npm pack, into .build/docs/): `mkdocs serve` then works offline
 #   --free-threaded: also CPython 3.13t and its virtualenv .venv-ft (scripts/free-threaded-setup.sh:
 #     about 8 minutes on 2 quiet cores the first time, the interpreter cached in ~/.cache/refsuite)
@@ -67,6 +68,9 @@ if ! command -v vegeta >/dev/null && [ ! -x "$GOBIN_DIR/vegeta" ]; then
   echo "setup: go install $VEGETA"
   go install "$VEGETA"
 fi
+# h2spec v2.2.1 has no go.mod: h2grid/tools/go.mod pins it and every module it builds with, and
+# `python -m h2grid.h2spec` runs `go install` there (again only when go.mod is newer than the binary).
+"$PY" -m h2grid.h2spec
 # Built here rather than inside a test's or a benchmark's start-up time limit.
 "$PY" -m backends.local build
 for name in $("$PY" -c "from servers.core import catalog; print(*catalog.GO_COMMANDS)"); do

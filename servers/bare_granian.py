@@ -35,6 +35,14 @@ checks no Host, hands `GET *`, the authority-form and the HTTP/2 preface to the 
 twice, and refuses HTTP/1.2 and `Transfer-Encoding: chunked,`; it closes instead of reading a body a
 framework leaves unread when it is large or comes after the answer [desync, accepts-invalid, crash,
 over-strict, not-observed].
+
+Caveat: HTTP/2: bytes that are not the client preface are answered as an HTTP/1.1 request (400),
+also on a TLS connection that selected h2 by ALPN, where RFC 9113 section 3.4 makes them a
+connection error (h2spec http2/3.5/2).
+
+Caveat: HTTP/2: it answers a request before it reads the frame that follows it, so h2spec's cases
+that send an invalid frame after a complete request (a second HEADERS, DATA after RST_STREAM, a
+window overflow, an invalid pseudo-header or content-length) see the answer first on some runs.
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

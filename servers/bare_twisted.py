@@ -25,6 +25,11 @@ as the next request (or not: a race), frames `chunked` then `identity` on two li
 checks no Host, hands `GET *` and the authority-form to the app, routes an absolute-form target as a
 path (404), refuses BWS in a chunk extension, HTTP/1.2 and a Transfer-Encoding list with an empty
 element, and waits for a CRLF after a head ended by bare LFs [accepts-invalid, over-strict, stall].
+
+Caveat: HTTP/2: after the GOAWAY of a connection error the TLS connection stays open until its
+timers end it (75 s), where RFC 9113 section 5.4.1 says close, and reads on: h2 buffers every byte
+read after its error, so a CONTINUATION flood grows the worker's memory without bound; HPACK
+decoding errors carry PROTOCOL_ERROR, not COMPRESSION_ERROR (h2). h2spec waits out 15 cases for it.
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

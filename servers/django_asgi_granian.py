@@ -37,6 +37,14 @@ twice, and refuses HTTP/1.2 and `Transfer-Encoding: chunked,`; it closes instead
 framework leaves unread when it is large or comes after the answer [desync, accepts-invalid, crash,
 over-strict, not-observed].
 
+Caveat: HTTP/2: bytes that are not the client preface are answered as an HTTP/1.1 request (400),
+also on a TLS connection that selected h2 by ALPN, where RFC 9113 section 3.4 makes them a
+connection error (h2spec http2/3.5/2).
+
+Caveat: HTTP/2: it answers a request before it reads the frame that follows it, so h2spec's cases
+that send an invalid frame after a complete request (a second HEADERS, DATA after RST_STREAM, a
+window overflow, an invalid pseudo-header or content-length) see the answer first on some runs.
+
 Caveat: HTTP/1.1: Django answers 400 to a valid Host, `0.0.0.0=5000` (a reg-name may hold sub-
 delims, RFC 3986 3.2.2), and to an empty one (RFC 9112 3.2 has a client send it where the target has
 no authority): get_host's pattern allows letters, digits, dots and dashes only [over-strict].

@@ -45,6 +45,10 @@ alive timeout, not closed at once.
 Caveat: at 256 keep-alive connections on a busy 2-core machine some requests wait past 2 s: a worker
 spends about 5 times uvicorn's CPU per request (docs/servers/hypercorn.md).
 
+Caveat: HTTP/2: on its cleartext port, which serves HTTP/1.1 and h2c alike, bytes that are not the
+client preface are answered as an HTTP/1.1 request (400) instead of closing the connection (h2spec
+http2/3.5/2; docs/http2-grid.md).
+
 Caveat: a worker that dies is not replaced: Hypercorn's supervisor stops every worker and the server
 exits (1 here; `hypercorn` itself exits 0, so a restart-on-failure process manager leaves it down).
 

@@ -49,6 +49,14 @@ Caveat: on free-threaded 3.13t granian 2.7.9 sometimes ends a SIGTERM after serv
 ("panic in a function that cannot unwind") and an abort, exit -6 (SIGABRT) instead of 0: a process
 manager sees a crash, and requests in flight are lost.
 
+Caveat: HTTP/2: bytes that are not the client preface are answered as an HTTP/1.1 request (400),
+also on a TLS connection that selected h2 by ALPN, where RFC 9113 section 3.4 makes them a
+connection error (h2spec http2/3.5/2).
+
+Caveat: HTTP/2: it answers a request before it reads the frame that follows it, so h2spec's cases
+that send an invalid frame after a complete request (a second HEADERS, DATA after RST_STREAM, a
+window overflow, an invalid pseudo-header or content-length) see the answer first on some runs.
+
 Caveat: HTTP/1.1: Falcon answers HEAD 405 where a resource has no on_head responder (RFC 9110 9.1: a
 general-purpose server MUST support HEAD): `HEAD /` is refused [over-strict].
 """

@@ -15,6 +15,17 @@ _KILL_RESETS = Caveat("reuseport-kill-resets",
                       "on its socket are reset (Linux moves them only with net.ipv4.tcp_migrate_req=1)",
                       # timing-dependent: only a connection that reaches the dying worker's socket is reset
                       evidence=(("test_killed_worker_is_replaced[{name}]", False),), free_threaded=False)
+# HTTP/2 (hyper's h2 crate, served by every granian interface alike): docs/http2-grid.md
+_H2_PREFACE = Caveat("granian-h2-preface",
+                     "HTTP/2: bytes that are not the client preface are answered as an HTTP/1.1 request (400), also on a "
+                     "TLS connection that selected h2 by ALPN, where RFC 9113 section 3.4 makes them a connection error "
+                     "(h2spec http2/3.5/2)", h2spec=("http2/3.5/2",))
+_H2_RACES = Caveat("granian-h2-races",
+                   "HTTP/2: it answers a request before it reads the frame that follows it, so h2spec's cases that send an "
+                   "invalid frame after a complete request (a second HEADERS, DATA after RST_STREAM, a window overflow, "
+                   "an invalid pseudo-header or content-length) see the answer first on some runs",
+                   h2spec=tuple(f"~http2/{case}" for case in ("5.1/8", "5.1/9", "6.9.1/3", "8.1/1", "8.1.2.1/3",
+                                                              "8.1.2.6/1", "8.1.2.6/2")))
 _PARSER = Caveat("granian-parser", "HTTP/1.1: granian hands the app a body with invalid chunk syntax (a size "
                                     "with `0x`, `+`, `-`, `_` or whitespace, a LF or CR in a chunk line, a bad "
                                     "terminator, an invalid trailer) and one its client cut short: WSGI apps read "
@@ -76,7 +87,7 @@ SPECS = (
                description="granian (Rust, tokio) in WSGI mode, the app on a blocking thread pool per worker",
                details=f"{_SOCKETS} In each worker the Rust runtime does the I/O and runs the app on a pool of "
                        f"blocking Python threads, where a backend call blocks one thread. {_STOP}",
-               caveats=(_KILL_RESETS, _PARSER, _FT_KILL, _FT_CL_TE, _FT_SIGTERM), pip_packages=("granian",),
+               caveats=(_KILL_RESETS, _PARSER, _FT_KILL, _FT_CL_TE, _FT_SIGTERM, _H2_PREFACE, _H2_RACES), pip_packages=("granian",),
                code_paths=("granian/",),
                free_threaded=f"{_FREE_THREADED} each worker's blocking threads run the app at the same time.",
                free_threaded_thread_workers=True,
@@ -86,7 +97,7 @@ SPECS = (
                description="granian's Rust HTTP server in ASGI mode, one worker process per core",
                details=f"{_SOCKETS} Each worker hands each request to the app's async handlers on its uvloop "
                        f"event loop, so a worker blocks only where a handler computes. {_STOP}",
-               caveats=(_KILL_RESETS, _PARSER),
+               caveats=(_KILL_RESETS, _PARSER, _H2_PREFACE, _H2_RACES),
                pip_packages=("granian", "uvloop"), code_paths=("granian/", *ASYNCIO_PATHS), **_COMMON),
     ServerSpec(name="granian-rsgi", interface=RSGI, serve="servers.adapters.granian_server:serve_rsgi",
                model="asyncio", entry_suffix="granian",
@@ -94,5 +105,5 @@ SPECS = (
                details=f"{_SOCKETS} Each worker calls the app's __rsgi__(scope, protocol) on its uvloop event "
                        f"loop: the app answers with one call (protocol.response_str/bytes) where ASGI sends "
                        f"message dicts, and the Rust side writes the response. {_STOP}",
-               caveats=(_KILL_RESETS, _PARSER), pip_packages=("granian", "uvloop"), code_paths=("granian/", *ASYNCIO_PATHS), **_COMMON),
+               caveats=(_KILL_RESETS, _PARSER, _H2_PREFACE, _H2_RACES), pip_packages=("granian", "uvloop"), code_paths=("granian/", *ASYNCIO_PATHS), **_COMMON),
 )

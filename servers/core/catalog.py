@@ -116,6 +116,8 @@ CAVEAT_EFFECTS: dict[str, tuple[str, ...]] = {key: caveat.effects for key, cavea
 # key -> the reliability tests that show it (Caveat.evidence), for the caveats a reliability test shows.
 CAVEAT_EVIDENCE: dict[str, tuple[tuple[str, bool], ...]] = {
     key: caveat.evidence for key, caveat in _CAVEATS.items() if caveat.evidence}
+# key -> the h2spec cases an HTTP/2 caveat stands for (Caveat.h2spec), which the HTTP/2 grid's records show.
+CAVEAT_H2SPEC: dict[str, tuple[str, ...]] = {key: caveat.h2spec for key, caveat in _CAVEATS.items() if caveat.h2spec}
 
 
 @dataclass(frozen=True)

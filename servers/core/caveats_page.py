@@ -31,6 +31,9 @@ def markdown() -> str:
         if evidence:
             tests = ", ".join(f"`{pattern.replace('{name}', 'STACK')}`" + (" (must keep failing)" if strict else "") for pattern, strict in evidence)
             facts.append(f"Shown by the reliability tests {tests}.")
+        if catalog.CAVEAT_H2SPEC.get(key):
+            cases = ", ".join(f"`{case}`" for case in catalog.CAVEAT_H2SPEC[key])
+            facts.append(f"An HTTP/2 caveat: the h2spec cases {cases} fail, as [the HTTP/2 grid](http2-grid.md) records.")
         if catalog.CAVEAT_EFFECTS.get(key):
             facts.append("An HTTP/1.1 conformance caveat: its cases are in `tests/conformance/known.py`, "
                          "its reproductions on [the conformance page](conformance.md).")

@@ -38,6 +38,10 @@ class Caveat:
     # An HTTP/1.1 conformance caveat: the effects of the cells it stands for (desync, accepts-invalid, stall,
     # crash, no-close, over-strict, not-observed: tests/conformance/verdict.py), checked against the records.
     effects: tuple[str, ...] = ()
+    # An HTTP/2 caveat: the h2spec case ids it stands for ("http2/5.1/8"; "h2c:http2/3.5/2" for one mode only; "~" before
+    # the id for a case that races and may pass), checked against the records' http2 sections (h2grid): every failing
+    # case is a caveat's, and every caveat's case without "~" fails
+    h2spec: tuple[str, ...] = ()
     # False: it comes from worker processes, which a free-threaded variant (<entry>_ft) runs as threads
     free_threaded: bool = True
     # False: it shows on the free-threaded variants only (3.13t, or the release that installs there)

@@ -1,0 +1,79 @@
+"""`python -m h2grid`: the HTTP/2 grid by hand. Without a command it lists the endpoints and the attacks;
+`run ENDPOINT` runs h2spec and/or attack probes on one endpoint and prints what they found (it records
+nothing: the records are written by `H2GRID_RECORD=1 ./test.sh -m h2grid`); `docs` writes docs/http2-grid.md
+from the records.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+
+from h2grid import attacks, docs, endpoints, runner
+from h2grid.h2spec import FAILED, H2specError
+from h2grid.judge import summary
+
+
+def _list() -> int:
+    for endpoint in endpoints.endpoints():
+        why = endpoints.available(endpoint)
+        print(f"{endpoint.id:28} {endpoint.server:14} {endpoint.mode.title}" + (f"  [not here: {why}]" if why else ""))
+    print("\nattacks: " + ", ".join(attacks.KEYS))
+    return 0
+
+
+def _run(args) -> int:
+    try:
+        endpoint = endpoints.get(args.endpoint)
+    except KeyError as exc:
+        print(f"error: {exc.args[0]}", file=sys.stderr)
+        return 2
+    keys = args.attack or ([] if args.h2spec else list(attacks.KEYS))
+    if args.h2spec or not args.attack:
+        print(f"{endpoint.id}: h2spec ...", flush=True)
+        try:
+            (cases,) = runner.h2spec_runs(endpoint)
+        except H2specError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        counts = Counter(case.result for case in cases.values())
+        print(f"  {dict(counts)}")
+        for case in cases.values():
+            if case.result == FAILED:
+                print(f"  {case.id}: {case.description}\n      {case.message}")
+    for key in keys:
+        print(f"{endpoint.id}: {key} ({args.seconds:g} s) ...", flush=True)
+        result = runner.probe(endpoint, key, args.seconds)
+        print(f"  {summary(result.judgement)}\n  the attacker: {result.sent['connections']} connections, "
+              f"{result.sent['bytes']:,} bytes; {result.sent['endings']}; GOAWAY {result.sent['goaway'] or 'none'}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m h2grid", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command")
+    run = commands.add_parser("run", help="h2spec and/or attacks on one endpoint (python -m h2grid lists them)")
+    run.add_argument("endpoint", help="ENTRY-MODE, e.g. bare_asgi_hypercorn-h2c")
+    run.add_argument("--h2spec", action="store_true", help="run h2spec (alone, unless --attack is given too)")
+    run.add_argument("--attack", action="append", choices=attacks.KEYS, help="this attack (repeat for more); "
+                                                                             "default: h2spec and every attack")
+    run.add_argument("--seconds", type=float, default=attacks.base.SECONDS, help="how long each attack sends")
+    page = commands.add_parser("docs", help=f"write {docs.PAGE.relative_to(docs.ROOT)} from the records")
+    page.add_argument("--check", action="store_true", help="only say whether the page is current (exit 1 if not)")
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        return _run(args)
+    if args.command == "docs":
+        current = docs.PAGE.exists() and docs.PAGE.read_text() == docs.render()
+        if args.check:
+            print(f"{docs.PAGE.relative_to(docs.ROOT)} is {'current' if current else 'stale: python -m h2grid docs'}")
+            return 0 if current else 1
+        docs.PAGE.write_text(docs.render())
+        print(f"wrote {docs.PAGE.relative_to(docs.ROOT)}")
+        return 0
+    return _list()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,152 @@
+"""The judgement of one probe, from what the legitimate client saw and the server's process tree:
+
+- held: every request during the attack and after it answered within the contract's LATENCY_BOUND_S, and
+  the tree's RSS grew by less than MEMORY_LIMIT_MIB over its baseline;
+- degraded: every request answered, but some slower than the bound or the RSS grew past the limit, and the
+  last RECOVERY_TAIL_S of the after window is served within the bound again;
+- down: a request failed (an error, a stream reset, no answer within the client's timeout), the after
+  window's tail is not served within the bound (no recovery), or a process of the server died.
+
+Pure functions over the samples (no process, no clock), so the default suite tests the rules themselves.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+from h2grid.client import Sample
+from h2grid.sampler import Point
+
+LATENCY_BOUND_S = 2.0  # the route contract's bound (an answer, or a 503, within 2 s)
+MEMORY_LIMIT_MIB = 64.0  # the tree's RSS growth over its baseline that makes an attack degrade it
+RECOVERY_TAIL_S = 1.0
+HELD, DEGRADED, DOWN = "held", "degraded", "down"
+OUTCOMES = (HELD, DEGRADED, DOWN)
+
+
+@dataclass(frozen=True)
+class Window:
+    start: float
+    end: float
+
+    def __contains__(self, at: float) -> bool:
+        return self.start <= at < self.end
+
+    @property
+    def seconds(self) -> float:
+        return max(0.0, self.end - self.start)
+
+
+@dataclass
+class PhaseNumbers:
+    requests: int
+    errors: dict[str, int]
+    p50_ms: float | None
+    p99_ms: float | None
+    max_ms: float | None
+    cpu_cores: float | None  # the tree's CPU seconds per second of the window
+    rss_peak_mib: float | None
+
+
+@dataclass
+class Judgement:
+    outcome: str
+    reasons: list[str]
+    phases: dict[str, PhaseNumbers] = field(default_factory=dict)  # before, during, after
+    rss_growth_mib: float = 0.0
+    died: str = ""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """Nearest-rank percentile (q in 0..100) of values, None when there are none."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * q // 100))
+    return ordered[int(rank) - 1]
+
+
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds * 1000, 1)
+
+
+def _mib(rss: float | None) -> float | None:
+    return None if rss is None else round(rss / 2**20, 1)
+
+
+def cpu_cores(points: Sequence[Point], window: Window) -> float | None:
+    inside = [p for p in points if p.at in window] or []
+    before = [p for p in points if p.at < window.start]
+    first = before[-1] if before else (inside[0] if inside else None)
+    last = inside[-1] if inside else None
+    if first is None or last is None or last.at <= first.at:
+        return None
+    return round((last.cpu_s - first.cpu_s) / (last.at - first.at), 2)
+
+
+def phase(samples: Sequence[Sample], points: Sequence[Point], window: Window) -> PhaseNumbers:
+    mine = [s for s in samples if s.due in window]
+    answered = [s.latency for s in mine if not s.error]
+    rss = [p.rss for p in points if p.at in window and p.pids]
+    return PhaseNumbers(requests=len(mine), errors=dict(Counter(s.error for s in mine if s.error)),
+                        p50_ms=_ms(percentile(answered, 50)), p99_ms=_ms(percentile(answered, 99)),
+                        max_ms=_ms(max((s.latency for s in mine), default=None)),
+                        cpu_cores=cpu_cores(points, window), rss_peak_mib=_mib(max(rss, default=None)))
+
+
+def _errors_text(errors: dict[str, int]) -> str:
+    return ", ".join(f"{kind} x{count}" for kind, count in sorted(errors.items(), key=lambda kv: -kv[1]))
+
+
+def judge(samples: Sequence[Sample], points: Sequence[Point], before: Window, during: Window, after: Window,
+          died: str = "") -> Judgement:
+    phases = {"before": phase(samples, points, before), "during": phase(samples, points, during),
+              "after": phase(samples, points, after)}
+    baseline = [p.rss for p in points if p.at in before and p.pids]
+    later = [p.rss for p in points if (p.at in during or p.at in after) and p.pids]
+    growth = (max(later) - sum(baseline) / len(baseline)) / 2**20 if baseline and later else 0.0
+    judgement = Judgement(HELD, [], phases, round(growth, 1), died)
+    tail = Window(max(after.start, after.end - RECOVERY_TAIL_S), after.end)
+    tail_samples = [s for s in samples if s.due in tail]
+    recovered = bool(tail_samples) and all(not s.error and s.latency <= LATENCY_BOUND_S for s in tail_samples)
+    down: list[str] = []
+    if died:
+        down.append(died)
+    for name in ("during", "after"):
+        numbers = phases[name]
+        if numbers.errors:
+            down.append(f"{sum(numbers.errors.values())} of {numbers.requests} requests failed {name} the attack "
+                        f"({_errors_text(numbers.errors)})")
+    if not recovered:
+        down.append(f"not served within {LATENCY_BOUND_S:g} s in the last {RECOVERY_TAIL_S:g} s after the attack"
+                    if tail_samples else f"no request completed in the last {RECOVERY_TAIL_S:g} s after the attack")
+    slow: list[str] = []
+    worst = max((phases[n].max_ms or 0.0) for n in ("during", "after"))
+    if worst > LATENCY_BOUND_S * 1000:
+        slow.append(f"the slowest answer took {worst / 1000:.2f} s (bound {LATENCY_BOUND_S:g} s)")
+    if growth > MEMORY_LIMIT_MIB:
+        slow.append(f"the RSS grew by {growth:.0f} MiB (limit {MEMORY_LIMIT_MIB:g} MiB)")
+    if down:
+        judgement.outcome, judgement.reasons = DOWN, down + slow
+    elif slow:
+        judgement.outcome, judgement.reasons = DEGRADED, slow + ["served again within the bound after the attack"]
+    else:
+        judgement.reasons = [f"every answer within {worst / 1000:.2f} s and the RSS +{max(growth, 0):.0f} MiB"]
+    return judgement
+
+
+def summary(judgement: Judgement) -> str:
+    """One line with the numbers: what the docs and a failing test print."""
+    during, after, before = (judgement.phases.get(k) for k in ("during", "after", "before"))
+    parts = [f"{judgement.outcome}: " + "; ".join(judgement.reasons)]
+    if during:
+        parts.append(f"during: {during.requests} requests, p50 {during.p50_ms} ms, max {during.max_ms} ms, "
+                     f"CPU {during.cpu_cores} cores (before {before.cpu_cores if before else None})")
+    if after:
+        parts.append(f"after: p50 {after.p50_ms} ms, max {after.max_ms} ms")
+    parts.append(f"RSS {'+' if judgement.rss_growth_mib >= 0 else ''}{judgement.rss_growth_mib} MiB")
+    return ". ".join(parts)
