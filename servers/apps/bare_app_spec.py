@@ -10,7 +10,7 @@ from servers.apps.flask_app_spec import METHOD_NOT_TOKEN, METHOD_NOT_TOKEN_SERVE
 from servers.core.specs import WSGI, FrameworkSpec
 
 _SERVERS = ("werkzeug", "werkzeug-threaded", "gunicorn-sync", "gunicorn-gthread", "gunicorn-gevent", "gevent",
-            "tornado-wsgi", "twisted-wsgi", "wsgiref", "granian-wsgi", "uwsgi", "waitress")
+            "tornado-wsgi", "twisted-wsgi", "wsgiref", "granian-wsgi", "uwsgi", "waitress", "cheroot")
 
 SPECS = (
     FrameworkSpec(name="bare", framework="bare", title="Bare WSGI callable", interface=WSGI,
