@@ -10,6 +10,24 @@ its idle connections and gives busy threads 3 s; the parent replaces a worker th
 
 pymongo's client and redis-py's pool are made when the app is built, in the process that serves
 (after any fork).
+
+Caveat: HTTP/1.1 (smuggling-relevant): cheroot reads the unread rest of a Content-Length body before
+it answers, but leaves an unread chunked body on the connection and keeps the connection: when the
+app answers without reading the body (a 404, a 405), cheroot parses the chunk data as the next
+request (a request hidden in it is answered) and never checks its chunk syntax; it also keeps the
+connection after a request with both Content-Length and Transfer-Encoding [desync, no-close, refuse-
+shape].
+
+Caveat: HTTP/1.1 (smuggling-relevant): cheroot reads Content-Length with Python's int() (`+47` and
+`0_47` are taken, `-47` reads the body as the next request), keeps the last of two differing
+Content-Length lines, takes a field name with whitespace before its colon (`Content-Length : 47`
+frames the body) or with bytes no token has, an empty Transfer-Encoding and one with a vertical tab,
+checks no Host, hands NUL and 64 KiB targets to the app, and refuses the absolute-form (400) that a
+server must accept [desync, over-strict, refuse-shape].
+
+Caveat: HTTP/1.1 (smuggling-relevant): cheroot answers a request whose first field line starts with
+whitespace with a 500 (an UnboundLocalError in its header reader) where it should refuse it (400)
+[crash].
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -1,7 +1,29 @@
 """cheroot, CherryPy's HTTP server (servers/adapters/cheroot_server.py)."""
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
-from servers.core.specs import WSGI, ServerSpec
+from servers.core.specs import WSGI, Caveat, ServerSpec
+
+# HTTP/1.1 conformance (tests/conformance/known.py says which cases each stands for; the lesson page,
+# docs/servers/cheroot.md, has a reproduction of each defect for upstream).
+_UNREAD_CHUNKED_BODY = Caveat(
+    "cheroot-unread-chunked-body",
+    "HTTP/1.1 (smuggling-relevant): cheroot reads the unread rest of a Content-Length body before it answers, but "
+    "leaves an unread chunked body on the connection and keeps the connection: when the app answers without "
+    "reading the body (a 404, a 405), cheroot parses the chunk data as the next request (a request hidden in it is "
+    "answered) and never checks its chunk syntax; it also keeps the connection after a request with both "
+    "Content-Length and Transfer-Encoding", effects=("desync", "no-close", "refuse-shape"))
+_PARSER = Caveat(
+    "cheroot-parser",
+    "HTTP/1.1 (smuggling-relevant): cheroot reads Content-Length with Python's int() (`+47` and `0_47` are taken, "
+    "`-47` reads the body as the next request), keeps the last of two differing Content-Length lines, takes a "
+    "field name with whitespace before its colon (`Content-Length : 47` frames the body) or with bytes no token "
+    "has, an empty Transfer-Encoding and one with a vertical tab, checks no Host, hands NUL and 64 KiB targets to "
+    "the app, and refuses the absolute-form (400) that a server must accept",
+    effects=("desync", "over-strict", "refuse-shape"))
+_FIRST_FIELD_500 = Caveat(
+    "cheroot-first-field-500",
+    "HTTP/1.1 (smuggling-relevant): cheroot answers a request whose first field line starts with whitespace with "
+    "a 500 (an UnboundLocalError in its header reader) where it should refuse it (400)", effects=("crash",))
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"cheroot": ("cheroot>=11.1.2",)}
@@ -21,6 +43,7 @@ SPECS = (
                        "keep-alive connections per process. SIGTERM: each worker stops accepting, closes its idle "
                        f"connections and gives busy threads {GRACE_SECONDS:g} s; the parent replaces a worker that "
                        "dies.",
+               caveats=(_UNREAD_CHUNKED_BODY, _PARSER, _FIRST_FIELD_500),
                pip_packages=("cheroot",), lesson="cheroot", code_paths=("cheroot/", "_pyio.py"),
                replaces_dead_workers=True),
 )

@@ -5,11 +5,11 @@ from servers.core.specs import WSGI, Caveat, FrameworkSpec
 # HTTP/1.1 conformance (tests/conformance): on the servers whose parser passes the request on.
 _METHOD_CASE = Caveat("werkzeug-method-case", "HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET",
                       effects=("refuse-shape",))
-# The servers that pass a method that is no token on (CPython's http.server, wsgiref, gevent's WSGIServer)
+# The servers that pass a method that is no token on (CPython's http.server, wsgiref, gevent's WSGIServer, cheroot)
 METHOD_NOT_TOKEN = Caveat("method-not-token", "HTTP/1.1: the server passes a method that is no token (`G@T /`) on to "
                                               "the app, which answers it 405, where the server should refuse it (400)",
                                               effects=("refuse-shape",))
-METHOD_NOT_TOKEN_SERVERS = ("werkzeug", "werkzeug-threaded", "werkzeug-processes", "gevent", "wsgiref")
+METHOD_NOT_TOKEN_SERVERS = ("werkzeug", "werkzeug-threaded", "werkzeug-processes", "gevent", "wsgiref", "cheroot")
 # granian 2.7.9 on 3.13t (its free-threaded variant only): Django's and Falcon's apps on it give the GIL build's answers
 _GRANIAN_FT_UNREAD_BODY = Caveat(
     "granian-ft-flask-unread-body",
