@@ -28,6 +28,10 @@ server must accept [desync, over-strict, refuse-shape].
 Caveat: HTTP/1.1 (smuggling-relevant): cheroot answers a request whose first field line starts with
 whitespace with a 500 (an UnboundLocalError in its header reader) where it should refuse it (400)
 [crash].
+
+Caveat: cheroot hands each new connection to a pool thread, which waits up to its 10 s socket
+timeout for the first bytes: more silent connections (browser pre-connects, a load tool's spare
+dials) than threads (16 a process here) stall every other client of that process meanwhile.
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

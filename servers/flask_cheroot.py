@@ -29,6 +29,10 @@ Caveat: HTTP/1.1 (smuggling-relevant): cheroot answers a request whose first fie
 whitespace with a 500 (an UnboundLocalError in its header reader) where it should refuse it (400)
 [crash].
 
+Caveat: cheroot hands each new connection to a pool thread, which waits up to its 10 s socket
+timeout for the first bytes: more silent connections (browser pre-connects, a load tool's spare
+dials) than threads (16 a process here) stall every other client of that process meanwhile.
+
 Caveat: HTTP/1.1: the server passes a method that is no token (`G@T /`) on to the app, which answers
 it 405, where the server should refuse it (400) [refuse-shape].
 """

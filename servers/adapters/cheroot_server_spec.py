@@ -23,7 +23,15 @@ _PARSER = Caveat(
 _FIRST_FIELD_500 = Caveat(
     "cheroot-first-field-500",
     "HTTP/1.1 (smuggling-relevant): cheroot answers a request whose first field line starts with whitespace with "
-    "a 500 (an UnboundLocalError in its header reader) where it should refuse it (400)", effects=("crash",))
+    "a 500 (an UnboundLocalError in its header reader) where it should refuse it (400)", effects=("crash",),
+    evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", True),))
+# Reliability (tests/reliability): what the thread pool costs.
+_SILENT_CONNECTIONS = Caveat(
+    "cheroot-silent-connections",
+    "cheroot hands each new connection to a pool thread, which waits up to its 10 s socket timeout for the first "
+    f"bytes: more silent connections (browser pre-connects, a load tool's spare dials) than threads "
+    f"({THREADS_PER_WORKER} a process here) stall every other client of that process meanwhile",
+    evidence=(("test_silent_connections_do_not_stall_other_clients[{name}]", True),))
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"cheroot": ("cheroot>=11.1.2",)}
@@ -43,7 +51,7 @@ SPECS = (
                        "keep-alive connections per process. SIGTERM: each worker stops accepting, closes its idle "
                        f"connections and gives busy threads {GRACE_SECONDS:g} s; the parent replaces a worker that "
                        "dies.",
-               caveats=(_UNREAD_CHUNKED_BODY, _PARSER, _FIRST_FIELD_500),
+               caveats=(_UNREAD_CHUNKED_BODY, _PARSER, _FIRST_FIELD_500, _SILENT_CONNECTIONS),
                pip_packages=("cheroot",), lesson="cheroot", code_paths=("cheroot/", "_pyio.py"),
                replaces_dead_workers=True),
 )
