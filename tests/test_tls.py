@@ -206,12 +206,13 @@ def test_the_anatomy_over_tls_measures_the_tls_layer(tmp_path):
     assert cpu["layers"].get("tls", 0) >= cpu["tls_native_pct"] * 0.9
 
 
-@pytest.mark.parametrize("name", ["flask_threaded", "stdlib_threaded"])
+@pytest.mark.parametrize("name", ["flask_threaded", "stdlib_threaded", "flask_cheroot"])
 def test_a_silent_connection_stalls_the_accepting_threads_handshakes(name, https_server, pair):
     """werkzeug's and http.server's TLS wraps the listening socket: the accepting thread handshakes each
-    connection (ssl.SSLSocket.accept) before its own thread starts, with no timeout, so one client that
-    connects and sends nothing holds every other (the lessons' claim; a handshake moved into the
-    connection's thread would fail this)."""
+    connection (ssl.SSLSocket.accept) before its own thread starts, with no timeout; cheroot's selector thread
+    wraps each accepted socket before a pool thread gets it (10 s timeout). So one client that connects and
+    sends nothing holds every other (the specs' Tls.where; a handshake moved into the connection's thread
+    would fail this)."""
     server = https_server(name)
     with socket.create_connection(("127.0.0.1", server.port)):  # silent: no ClientHello
         conn = http.client.HTTPSConnection("127.0.0.1", server.port, context=pair.client_context(), timeout=2)

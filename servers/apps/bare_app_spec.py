@@ -9,7 +9,7 @@ but werkzeug's forking one, which shares the threaded one's parser and connectio
 from servers.core.specs import WSGI, FrameworkSpec
 
 _SERVERS = ("werkzeug", "werkzeug-threaded", "gunicorn-sync", "gunicorn-gthread", "gunicorn-gevent", "gevent",
-            "tornado-wsgi", "twisted-wsgi", "wsgiref", "granian-wsgi", "uwsgi", "waitress")
+            "tornado-wsgi", "twisted-wsgi", "wsgiref", "granian-wsgi", "uwsgi", "waitress", "cheroot")
 
 SPECS = (
     FrameworkSpec(name="bare", framework="bare", title="Bare WSGI callable", interface=WSGI,

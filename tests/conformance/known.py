@@ -199,6 +199,23 @@ KNOWN: dict[str, Known] = _known(
                                        ('granian', 'flask')),
     litestar_head=Known(("head-with-body",), ('litestar',)),
     go_router_asterisk=Known(("asterisk-get",), ('github.com/labstack/echo/v4', 'github.com/gin-gonic/gin')),
+    cheroot_unread_chunked_body=Known(("chunk-cut-eof", "chunk-data-lf-only", "chunk-data-too-long",
+                                       "chunk-data-two-byte-terminator", "chunk-ext-64k", "chunk-ext-bare-cr",
+                                       "chunk-ext-bare-lf", "chunk-ext-bws", "chunk-ext-name-only", "chunk-ext-nul",
+                                       "chunk-ext-quoted", "chunk-ext-quoted-lf", "chunk-ext-token", "chunk-last-ext",
+                                       "chunk-size-0x", "chunk-size-leading-space", "chunk-size-missing",
+                                       "chunk-size-negative", "chunk-size-not-hex-eof", "chunk-size-overflow",
+                                       "chunk-size-plus", "chunk-size-trailing-space", "chunk-size-underscore",
+                                       "chunk-size-upper-hex", "chunk-split-size", "cl-and-te", "last-chunk-bare-lf",
+                                       "obs-fold-te", "te-and-cl", "te-chunked", "te-chunked-twice",
+                                       "te-chunked-upper-case", "te-tab-ows", "te-two-lines", "trailer-content-length",
+                                       "trailer-field", "trailer-invalid-name"), ("cheroot",)),
+    cheroot_parser=Known(("absolute-form", "cl-duplicate-differ", "cl-negative", "cl-plus-sign", "cl-underscore",
+                          "host-invalid", "host-missing", "host-twice", "name-empty", "name-non-ascii",
+                          "name-with-nul", "name-with-paren", "name-with-space", "space-before-colon",
+                          "space-before-colon-cl", "tab-before-colon-te", "target-64k", "target-nul", "te-empty",
+                          "te-name-dotless-i", "te-name-long-s", "te-vtab"), ("cheroot",)),
+    cheroot_first_field_500=Known(("whitespace-before-first-field",), ("cheroot",)),
 )
 
 assert all(case in BY_ID for spec in KNOWN.values() for case in (*spec.cases, *spec.racy)), [

@@ -70,7 +70,9 @@ def test_a_page_states_no_io_number_its_trace_contradicts(page):
     own = docs.TRACE.search(text)
     problems = []
     if own:
-        problems += tracerender.contradictions(prose(text), tracedata.load(own["name"]))
+        trace = tracedata.load(own["name"])
+        assert trace is not None, f"no stored trace of {own['name']}: python -m anatomy --trace {own['name']}"
+        problems += tracerender.contradictions(prose(text), trace)
     for link in re.finditer(r"\[[^\]]+\]\((?P<page>[\w./-]+\.md)#trace-[\w-]+\)", prose(text)):
         other = docs.TRACE.search((page.parent / link["page"]).read_text(encoding="utf-8"))
         problems += tracerender.contradictions(link[0].replace(link["page"], ""), tracedata.load(other["name"]))
@@ -229,7 +231,10 @@ def test_a_function_the_reading_prose_names_is_in_the_measured_profile(page):
     among the stored anatomy's top on-CPU or held rows, so a re-measurement that moves it out fails here."""
     text = page.read_text(encoding="utf-8")
     block = docs.READING.search(text)
-    cpu = tracedata.load_anatomy(block["name"], block["op"])["cpu"]
+    assert block, f"{page.name}: no <!-- reading: NAME OP --> block under Reading the numbers"
+    anatomy = tracedata.load_anatomy(block["name"], block["op"])
+    assert anatomy is not None, f"no stored anatomy: python -m anatomy --docs servers/{page.stem}"
+    cpu = anatomy["cpu"]
     functions = [row["function"].split(" (")[0] for row in cpu.get("top", []) + cpu.get("top_held", [])]
     named = [n for n in re.findall(r"`([A-Za-z_][\w.<>]*)`", reading_section(text)) if "." in n or "_" in n]
     missing = [n for n in named if not any(n in f for f in functions)]

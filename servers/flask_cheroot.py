@@ -1,0 +1,53 @@
+"""Flask on cheroot (CherryPy's server), a thread pool per process, pre-forked one process per core on
+one socket.
+
+The parent binds one listening socket and forks the workers; in each, cheroot's main thread runs a
+selector loop that accepts and hands each new connection, and each kept-alive one with bytes to
+read, to one of 16 pool threads, which reads the request, runs the app and writes the response (a
+blocking backend call holds one thread). Backlog 1024; keep-alive on, with a 10 s socket timeout,
+and at most 10 idle keep-alive connections per process. SIGTERM: each worker stops accepting, closes
+its idle connections and gives busy threads 3 s; the parent replaces a worker that dies.
+
+Flask-PyMongo's client and redis-py's pool are made when the app is built, in the process that
+serves (after any fork).
+
+HTTPS (--certfile, --keyfile): Python's ssl module (OpenSSL), in each worker's selector thread, as
+it accepts: ConnectionManager._from_server_socket wraps the new socket (BuiltinSSLAdapter.wrap,
+do_handshake_on_connect) before any pool thread sees it, with the server's 10 s socket timeout: a
+client that connects and stays silent holds that worker's loop, its kept-alive connections included,
+for up to 10 s; through cheroot's BuiltinSSLAdapter (server.ssl_adapter).
+
+No HTTP/2: cheroot speaks HTTP/1.x only: its HTTPRequest parses HTTP/1 request lines, and CherryPy's
+docs leave HTTP/2 to a proxy in front; --http2 is refused.
+
+Caveat: HTTP/1.1 (smuggling-relevant): cheroot reads the unread rest of a Content-Length body before
+it answers, but leaves an unread chunked body on the connection and keeps the connection: when the
+app answers without reading the body (a 404, a 405), cheroot parses the chunk data as the next
+request (a request hidden in it is answered) and never checks its chunk syntax; it also keeps the
+connection after a request with both Content-Length and Transfer-Encoding [desync, no-close, refuse-
+shape].
+
+Caveat: HTTP/1.1 (smuggling-relevant): cheroot reads Content-Length with Python's int() (`+47` and
+`0_47` are taken, `-47` reads the body as the next request), keeps the last of two differing
+Content-Length lines, takes a field name with whitespace before its colon (`Content-Length : 47`
+frames the body) or with bytes no token has, an empty Transfer-Encoding and one with a vertical tab,
+checks no Host, hands NUL and 64 KiB targets to the app, and refuses the absolute-form (400) that a
+server must accept [desync, over-strict, refuse-shape].
+
+Caveat: HTTP/1.1 (smuggling-relevant): cheroot answers a request whose first field line starts with
+whitespace with a 500 (an UnboundLocalError in its header reader) where it should refuse it (400)
+[crash].
+
+Caveat: cheroot hands each new connection to a pool thread, which waits up to its 10 s socket
+timeout for the first bytes: more silent connections (browser pre-connects, a load tool's spare
+dials) than threads (16 a process here) stall every other client of that process meanwhile.
+"""
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.flask_cheroot":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.flask_cheroot`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("flask_cheroot")
