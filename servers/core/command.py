@@ -45,10 +45,12 @@ def interpreter_of(name: str, interpreter: str | None = None) -> str:
     interpreters.get(interpreter)  # a KeyError names the known ones
     if entry.language != "python":
         raise ValueError(f"{name} is a {entry.language} entry: it has no Python interpreter to choose")
-    if entry.free_threaded or interpreters.get(interpreter).free_threaded:
-        base = name.removesuffix(interpreters.ENTRY_SUFFIX)
-        raise ValueError(f"{name} runs on {entry.interpreter} only; the free-threaded stack is {base}"
-                         f"{interpreters.ENTRY_SUFFIX}, the others run on {', '.join(interpreters.GIL_INTERPRETERS)}")
+    gil = ", ".join(interpreters.GIL_INTERPRETERS)
+    if entry.free_threaded:
+        raise ValueError(f"{name} runs on {entry.interpreter} only; its base entry "
+                         f"{name.removesuffix(interpreters.ENTRY_SUFFIX)} runs on {gil}")
+    if interpreters.get(interpreter).free_threaded:
+        raise ValueError(f"{name} runs on {gil}; the free-threaded stack is {name}{interpreters.ENTRY_SUFFIX}")
     return interpreter
 
 
