@@ -34,6 +34,17 @@ class Result:
     dev_only_reason: str = ""
     caveats: list[str] = field(default_factory=list)  # the catalog's known limitations of the stack
     workers: int | None = None
+    # the interpreter axis (servers/core/interpreters.py): the key of what the server ran on ("" for Go, a
+    # --target, files written before the axis), and what the server's own process said it runs on (its launcher
+    # checks the key: version, build "gil" or "free-threaded", GIL "on" or "off" at start, executable)
+    interpreter: str = ""
+    interpreter_facts: dict = field(default_factory=dict)
+    # the cores the server ran on: the cores axis's count, else its pinned cores (all usable ones unpinned)
+    server_cores: int | None = None
+    # the server's proportional set size (shared pages split among the processes that map them), summed over
+    # its process tree, at its peak: the memory the stack takes, where RSS counts a forked worker's shared
+    # pages once per worker (bench/sampler.py)
+    server_peak_pss_mb: float | None = None
     # the route
     operation: str = ""
     path: str = ""
