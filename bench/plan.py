@@ -223,7 +223,8 @@ def workers_at_equal_cores(entry: Entry, cores: int) -> tuple[int, str]:
     if entry.free_threaded and not entry.server_spec.free_threaded_thread_workers:
         return 1, f"one process on {cores} core{'s' if cores > 1 else ''}: its threads run Python on every core"
     if entry.free_threaded:
-        return cores, f"{cores} worker threads of one process on {cores} core{'s' if cores > 1 else ''}"
+        return cores, (f"{cores} worker thread{'s' if cores > 1 else ''} of one process on {cores} "
+                       f"core{'s' if cores > 1 else ''}")
     return cores, f"one worker process per core ({cores})"
 
 
