@@ -22,15 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "free-threading.md"
 START = "<!-- free-threading-run:start (written by ./bench.sh free-threading from a run: do not edit by hand) -->"
 END = "<!-- free-threading-run:end -->"
-TITLE = "## Measured side by side: the controlled comparison"
-
-MEMORY = ("Memory is each stack's PSS (proportional set size: a page shared by several processes is split among "
-          "them), summed over the server's processes, at the common rate. The figure that answers \"what does this "
-          "stack need\" is that total at equal cores: it is what the machine must hold to serve on those cores, "
-          "whether the workers are processes or threads. RSS would count a forked worker's shared pages once per "
-          "worker; per worker divides one heap among threads on 3.13t (shown because gunicorn is sized by it); per "
-          "1,000 req/s of capacity is memory per served rate, for stacks whose capacities differ.")
-
+TITLE = "## Measured: the controlled comparison"
 
 def _rate(value: float | None) -> str:
     return "–" if value is None else f"{value:,.0f}"
@@ -150,14 +142,8 @@ def versions_table(view: FreeThreading) -> str:
 def section(view: FreeThreading, results_path: str) -> str:
     """The page's measured section (between START and END)."""
     parts = [START, TITLE, "",
-             "`./bench.sh --preset free-threading` (after `./setup.sh --gil-twin`; `./bench.sh presets` gives its "
-             "duration), then `./bench.sh free-threading`, which wrote this section from the newest such run. Each "
-             "free-threaded stack (3.13t) runs beside its base entry on the GIL twin, CPython 3.13 with the GIL built "
-             "from the same source with the same flags and holding the same package versions, so the two differ by "
-             "the GIL alone; the default interpreter is shown beside, labelled, and is not part of that control. "
-             "Threads of one process meet processes at equal cores: gunicorn gthread on 3.13t runs one process (its "
-             "16 pool threads use every core), on the GIL one process per core; granian runs one worker per core on "
-             "both, threads of one process on 3.13t and processes on the GIL.", "",
+             "Written by `./bench.sh free-threading` from a run of `./bench.sh --preset free-threading` (the section "
+             "above says how it is run and what each figure is).", "",
              "### The run", "", *run_lines(view, results_path), "", versions_table(view), "",
              "### What to pick", ""]
     if view.conclusive:
@@ -166,7 +152,7 @@ def section(view: FreeThreading, results_path: str) -> str:
         parts += ["**No conclusion is drawn from this run.** Why: " + "; ".join(view.refusals) + ".",
                   "", "The tables below are shown to check that the run went through, not to be read: run the "
                       "preset on a quiet machine (nothing else running), then `./bench.sh free-threading` again."]
-    parts += ["", MEMORY, ""]
+    parts.append("")
     for op in dict.fromkeys(m.operation for m in view.matches):
         heading = f"### {op}" + ("" if view.conclusive else " (a shared or uncontrolled run: not to be read)")
         parts += [heading, "", table(view, op), ""]

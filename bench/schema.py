@@ -162,7 +162,25 @@ class Result:
     @classmethod
     def from_dict(cls, data: dict) -> "Result":
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        return cls(**{k: v for k, v in _before_the_axes(data).items() if k in known})
+
+
+def _before_the_axes(data: dict) -> dict:
+    """A line written before the interpreter and cores axes, given what it meant, so that it compares with a
+    newer one (bench compare): a Python entry started here ran on its own interpreter, on the cores its pinning
+    gave the server (all of the machine's usable ones unpinned)."""
+    if "server_cores" in data or not data.get("machine"):
+        return data
+    data = dict(data)
+    pins = data.get("pinning") or {}
+    data["server_cores"] = (len(pins["server_cpus"]) if pins.get("enabled") and pins.get("server_cpus")
+                            else data["machine"].get("usable_cores"))
+    if data.get("language") == "python" and not data.get("target") and not data.get("interpreter"):
+        from servers.core import catalog  # the catalog reads the specs: only for old lines
+
+        entry = catalog.BY_NAME.get(data.get("entrypoint", ""))
+        data["interpreter"] = entry.interpreter if entry is not None else ""
+    return data
 
 
 def append(path: Path, result: Result) -> None:

@@ -183,3 +183,19 @@ def test_the_page_keeps_its_prose_and_replaces_only_its_section(tmp_path):
     text = page.read_text()
     assert text.startswith("# Title\n\nprose\n\n" + free_threading_page.START) and text.endswith("\n\nafter\n")
     assert "\nold\n" not in text and text.count(free_threading_page.START) == 1
+
+
+def test_a_line_written_before_the_axes_reads_as_what_it_meant():
+    """A results line from before the interpreter and cores axes ran on its entry's own interpreter, on the cores
+    its pinning gave the server: read so, it matches a newer line of the same stack (bench compare)."""
+    old = {"entrypoint": "flask_granian", "language": "python", "operation": "hello", "tool": "wrk",
+           "pinning": {"enabled": True, "server_cpus": [0], "tool_cpus": [1]}, "machine": {"usable_cores": 2}}
+    r = Result.from_dict(old)
+    assert (r.interpreter, r.server_cores) == (DEFAULT, 1)
+    unpinned = Result.from_dict({**old, "pinning": {"enabled": False}})
+    assert unpinned.server_cores == 2
+    go = Result.from_dict({**old, "entrypoint": "nethttp", "language": "go"})
+    assert (go.interpreter, go.server_cores) == ("", 1)
+    new = Result(entrypoint="flask_granian", language="python", operation="hello", tool="wrk", interpreter=DEFAULT,
+                 server_cores=1)
+    assert model.Config.of(r) == model.Config.of(new)
