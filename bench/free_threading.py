@@ -88,13 +88,16 @@ class Pick:
 
     routes: str  # ROUTES' words
     cores: int | None
-    build: str  # "free-threaded", "gil" or "" (no pick: nothing held a rate)
-    stack: Side | None  # the stack to run
-    decided_by: str  # "capacity" (apart from the other build's best); on a tie "cpu" or "memory"; "" (no pick)
+    build: str  # "free-threaded", "gil" or "" (no pick)
+    stack: Side | None  # the stack to run (None: no pick)
+    # "capacity" (apart from the other build's best); on a tie "cpu" or "memory"; "" no pick: nothing held a
+    # rate, or ("void") a stack the load tool or the backend bounded may hold more than the best ranked one
+    decided_by: str
     against: Side | None  # the other build's best
     default_ahead: Side | None  # the default interpreter's best where it holds more, apart from the pick
     operations: tuple[str, ...]  # the operations that agree on it
-    disagree: tuple[tuple[str, str], ...] = ()  # (operation, its own pick's label) where they do not
+    disagree: tuple[tuple[str, str], ...] = ()  # (operation, its own pick's stack) where they do not
+    void: tuple[Side, ...] = ()  # the bounded stacks that leave it undecided (decided_by "void")
 
 
 @dataclass(frozen=True)
@@ -180,15 +183,20 @@ def _best(sides: list[Side]) -> Side | None:
     return ranked[0] if ranked else None
 
 
-def _op_pick(matches: list[Match]) -> tuple[Side | None, str, Side | None, Side | None]:
-    """(the stack to run, what decided it, the other build's best, the default's best where it holds more) for
-    one operation and core count: the highest capacity of the two builds ("capacity"); where the other build's
-    best ties with it (their intervals overlap), the cheaper in CPU per request ("cpu"), or in memory where their
-    CPU is within CHEAPER of each other ("memory")."""
+def _op_pick(matches: list[Match]) -> tuple[Side | None, str, Side | None, Side | None, tuple[Side, ...]]:
+    """(the stack to run, what decided it, the other build's best, the default's best where it holds more, the
+    void stacks that leave it undecided) for one operation and core count: the highest capacity of the two
+    builds ("capacity"); where the other build's best ties with it (their intervals overlap), the cheaper in CPU
+    per request ("cpu"), or in memory where their CPU is within CHEAPER of each other ("memory"). No pick
+    ("void") where a stack bounded by the load tool or the backend held as much as the best ranked one: it may
+    hold more."""
     controlled = [s for m in matches for s in (m.free_threaded, m.twin) if s is not None]
     top = _best(controlled)
     if top is None:
-        return None, "", None, None
+        return None, "", None, None, ()
+    void = tuple(s for s in controlled if s.standing.void_reasons and (s.standing.value or 0) >= top.standing.value)
+    if void:
+        return None, "void", top, None, void
     span = model._span
     tie = [top, *(s for s in controlled if s.ranked and s is not top
                   and model.overlap(span(top.standing.capacity), span(s.standing.capacity)))]
@@ -203,7 +211,7 @@ def _op_pick(matches: list[Match]) -> tuple[Side | None, str, Side | None, Side 
     default = _best([m.default for m in matches if m.default is not None])
     ahead = (default if default is not None and default.standing.value > pick.standing.value
              and not model.overlap(span(default.standing.capacity), span(pick.standing.capacity)) else None)
-    return pick, decided, against, ahead
+    return pick, decided, against, ahead, ()
 
 
 def _picks(matches: list[Match], core_counts: tuple[int | None, ...]) -> list[Pick]:
@@ -211,11 +219,16 @@ def _picks(matches: list[Match], core_counts: tuple[int | None, ...]) -> list[Pi
     for words, ops in ROUTES:
         for cores in core_counts:
             per_op = {op: _op_pick([m for m in matches if m.operation == op and m.cores == cores]) for op in ops}
+            undecided = {op: p for op, p in per_op.items() if p[1] == "void"}
+            if undecided:  # one route the load tool bounded leaves the kind of route undecided
+                op, (_, _, best, _, void) = next(iter(undecided.items()))
+                picks.append(Pick(words, cores, "", None, "void", best, None, tuple(undecided), void=void))
+                continue
             per_op = {op: p for op, p in per_op.items() if p[0] is not None}
             if not per_op:
                 picks.append(Pick(words, cores, "", None, "", None, None, ()))
                 continue
-            first_op, (pick, decided, against, ahead) = next(iter(per_op.items()))
+            pick, decided, against, ahead, _ = next(iter(per_op.values()))
             agree = tuple(op for op, p in per_op.items() if p[0].label == pick.label)
             disagree = tuple((op, p[0].label) for op, p in per_op.items() if p[0].label != pick.label)
             picks.append(Pick(words, cores, pick.build, pick, decided, against, ahead, agree, disagree))

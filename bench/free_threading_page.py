@@ -76,20 +76,29 @@ def table(view: FreeThreading, operation: str) -> str:
     return markdown_table(header, rows, right=lambda title: title.startswith(("capacity", "cpu", "PSS", "MB")))
 
 
+def _named(side: Side) -> str:
+    """`flask_granian_ft` 1,550/s (1,500–1,600): a stack with its capacity."""
+    return f"`{side.label}` {_capacity(side)}/s" + (f" ({_interval(side)})" if side.standing.interval else "")
+
+
 def pick_sentence(p: Pick) -> str:
     head = f"**{p.routes[0].upper()}{p.routes[1:]}, {_cores(p.cores)}**: "
+    if p.decided_by == "void":
+        return (head + "no pick: " + ", ".join(_named(s) for s in p.void) + f" {'was' if len(p.void) == 1 else 'were'} "
+                f"bounded by the load tool or the backend, not the stack ({'; '.join(p.void[0].standing.void_reasons)}), "
+                f"at or above the best ranked, {_named(p.against)} ({', '.join(p.operations)}).")
     if p.stack is None:
         return head + "no stack of either build held a rate it was offered: nothing to pick."
     s = p.stack.standing
-    text = head + f"`{p.stack.label}` on {BUILDS[p.build]}"
+    text = head + f"`{s.entrypoint}` on {BUILDS[p.build]}"
+    other = p.against
     if p.decided_by == "capacity":
         text += f", {_rate(s.value)}/s ({_interval(p.stack)})"
-        text += (f", apart from the other build's best, `{p.against.label}` {_rate(p.against.standing.value)}/s "
-                 f"({_interval(p.against)})." if p.against is not None else "; the other build held no rate.")
+        text += (f", apart from the other build's best, {_named(other)}." if other is not None
+                 else "; the other build held no rate it was offered.")
     else:
-        other = p.against
-        text += (f": capacity does not decide (its interval, {_interval(p.stack)}, overlaps "
-                 f"`{other.label}`'s, {_interval(other)})" if other is not None else ": capacity does not decide")
+        text += (f": capacity does not decide, {_named(p.stack)} and {_named(other)} overlap" if other is not None
+                 else ": capacity does not decide")
         if p.decided_by == "cpu":
             text += (f"; it costs {_rate(s.cpu_us)} µs of server CPU per request against "
                      f"{_rate(other.standing.cpu_us) if other else '–'}.")
@@ -98,9 +107,8 @@ def pick_sentence(p: Pick) -> str:
                      f"{_rate(other.standing.cpu_us) if other else '–'} µs) and it takes {_mb(s.pss_mb)} MB against "
                      f"{_mb(other.standing.pss_mb) if other else '–'}.")
     if p.default_ahead is not None:
-        d = p.default_ahead
-        text += (f" The default interpreter ({d.said}) holds more still, `{d.label}` {_rate(d.standing.value)}/s "
-                 f"({_interval(d)}): there the interpreter's version, not the GIL, decides.")
+        text += (f" The default interpreter ({p.default_ahead.said}) holds more still, {_named(p.default_ahead)}: "
+                 f"there the interpreter's version, not the GIL, decides.")
     if p.disagree:
         text += " " + "; ".join(f"{op} alone picks `{label}`" for op, label in p.disagree) + "."
     return text

@@ -199,3 +199,18 @@ def test_a_line_written_before_the_axes_reads_as_what_it_meant():
     new = Result(entrypoint="flask_granian", language="python", operation="hello", tool="wrk", interpreter=DEFAULT,
                  server_cores=1)
     assert model.Config.of(r) == model.Config.of(new)
+
+
+def test_no_pick_where_a_stack_the_tool_bounded_may_hold_more_than_the_best_ranked():
+    # the twin's granian on json held 4,000/s, then the load tool, not the stack, was the bound at 5,000/s
+    results = [r for r in run() if (r.entrypoint, r.interpreter, r.operation) != ("flask_granian", TWIN, "json")]
+    for repeat in (0, 1):
+        results.append(step("flask_granian", TWIN, 2, 4000, True, op="json", repeat=repeat))
+        results.append(step("flask_granian", TWIN, 2, 5000, None, op="json", repeat=repeat))
+        results[-1].void_reasons = ["load tool saturated: its CPU 95% of its cores"]
+    v = view(results)
+    light = next(p for p in v.picks if p.routes.startswith("light"))
+    assert (light.stack, light.decided_by) == (None, "void") and [s.label for s in light.void] == ["flask_granian on 3.13"]
+    sentence = free_threading_page.pick_sentence(light)
+    assert sentence.startswith("**Light routes (hello, json), 2 cores**: no pick: `flask_granian on 3.13` ≥ 4,000/s")
+    assert "load tool saturated" in sentence
