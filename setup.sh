@@ -10,13 +10,18 @@
 #   The docs site's Mermaid (npm pack, into .build/docs/): `mkdocs serve` then works offline
 #   --free-threaded: also CPython 3.13t and its virtualenv .venv-ft (scripts/free-threaded-setup.sh:
 #     about 8 minutes on 2 quiet cores the first time, the interpreter cached in ~/.cache/refsuite)
+#   --gil-twin: --free-threaded, and its GIL twin: CPython 3.13 with the GIL from the same source and flags,
+#     and .venv-313 with .venv-ft's packages at the same versions (scripts/gil-twin-setup.sh: another 6-8
+#     minutes the first time), for the benchmark's free-threading comparison (bench --interpreter)
 set -euo pipefail
 cd "$(dirname "$0")"
 FREE_THREADED=0
+GIL_TWIN=0
 for arg in "$@"; do
   case "$arg" in
     --free-threaded) FREE_THREADED=1 ;;
-    *) echo "usage: ./setup.sh [--free-threaded]" >&2; exit 2 ;;
+    --gil-twin) FREE_THREADED=1; GIL_TWIN=1 ;;
+    *) echo "usage: ./setup.sh [--free-threaded] [--gil-twin]" >&2; exit 2 ;;
   esac
 done
 
@@ -77,4 +82,5 @@ for name in $("$PY" -c "from servers.core import catalog; print(*catalog.GO_COMM
   "$PY" -c "from servers.core.command import build_go; build_go('$name')"
 done
 if ((FREE_THREADED)); then scripts/free-threaded-setup.sh; fi
+if ((GIL_TWIN)); then scripts/gil-twin-setup.sh; fi
 echo "setup: done, on $PY (vegeta in $GOBIN_DIR; add it to PATH to use it by hand)"

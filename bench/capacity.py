@@ -26,6 +26,8 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Callable
 
+from bench import labels
+
 # Why p99 <= 25 ms: the suite's routes are a hello, a JSON body and one Redis or Mongo lookup on
 # loopback; a stack that holds them serves a p99 of a few ms (Go net/http 6 ms at 20k/s, sanic
 # 10 ms at 16k/s, flask on gunicorn sync 24 ms at 1,500/s, measured here) and collapses to
@@ -110,6 +112,10 @@ class RampSettings:
     # server's CPU is read in clock ticks (10 ms), so a step of 56 requests at 100 µs each reads 0 or 178 µs
     cost_requests: int = 3000
     cost_max_s: float = 20.0
+    # a later repeat's ramp starts from the capacity an earlier repeat of the same stack found (as from a
+    # closed-loop knee: knee_fraction of it, then by factor) instead of the ladder's foot: fewer steps a ramp,
+    # each still measured on its own (the free-threading preset: many stacks in about 40 minutes)
+    guess_from_earlier: bool = False
 
     def step_seconds(self, rate: float, slo: Slo) -> float:
         """Measured seconds at rate: step_s, or longer until tail_samples lie beyond the percentile."""
@@ -221,20 +227,37 @@ def _round_rate(rate: float) -> float:
     return float(f"{rate:.2g}")
 
 
-def knee_guess(results: list, entrypoint: str, operation: str) -> float | None:
+def knee_guess(results: list, entrypoint: str, operation: str, interpreter: str = "",
+               cores: int | None = None) -> float | None:
     """Where a ramp of this stack and operation starts looking: its latest closed-loop rate of the run
     (the most it served with every connection busy; its capacity within a latency bound lies a
     little below), or None."""
     rates = [r.requests_per_s for r in results
              if r.entrypoint == entrypoint and r.operation == operation and r.loop == "closed" and r.ok
+             and getattr(r, "interpreter", "") == interpreter and (cores is None or r.server_cores == cores)
              and not r.superseded and not r.void_reasons and r.requests_per_s]
     return rates[-1] if rates else None
 
 
-def estimate_ramp_s(settings: RampSettings, slo: Slo) -> float:
-    """About how long one ramp takes (for the plan's estimate): steps at rung rates, with overhead."""
-    climb = 4 if settings.search_factor is None else 3  # a guess of the knee starts near it
-    bisections = settings.max_bisections if settings.search_factor is None else 2
+def earlier_capacity(results: list, run) -> float | None:
+    """The capacity an earlier ramp of the same stack found in this run (RampSettings.guess_from_earlier), or
+    None: the latest held ramp of the same entry, operation, interpreter, protocol, cores and workers."""
+    found = [c.capacity for c in capacities([r for r in results if r.mode == "capacity"])
+             if (c.entrypoint, c.operation, c.protocol, c.first.workers) ==
+             (run.entry.name, run.operation, run.protocol, run.workers)
+             and c.interpreter == run.interpreter and (run.cores is None or c.server_cores == run.cores)
+             and c.capacity and not c.void]
+    return found[-1] if found else None
+
+
+def estimate_ramp_s(settings: RampSettings, slo: Slo, guessed: bool | None = None) -> float:
+    """About how long one ramp takes (for the plan's estimate): steps at rung rates, with overhead. guessed:
+    whether the ramp starts from a guess of the knee (None: as --quick's ramps do, which have no search_factor
+    of their own only when they never get one)."""
+    if guessed is None:
+        guessed = settings.search_factor is not None
+    climb = 3 if guessed else 4  # a guess of the knee starts near it
+    bisections = 2 if guessed else settings.max_bisections
     steps = climb + bisections + (1 if settings.confirm else 0)
     rates = settings.ladder()[:steps] or [settings.start_rate]
     rates += [rates[-1]] * (steps - len(rates))
@@ -285,11 +308,13 @@ class Ramp:
 
 
 def _ramp_key(r) -> tuple:
-    return (r.entrypoint, r.operation, r.keepalive, r.workers, r.target, getattr(r, "protocol", "h1"), r.mode)
+    return (r.entrypoint, r.operation, r.keepalive, r.workers, r.target, getattr(r, "protocol", "h1"),
+            getattr(r, "interpreter", ""), getattr(r, "server_cores", None), r.mode)
 
 
 def ramps(results: list) -> dict[tuple, list[Ramp]]:
-    """(entrypoint, operation, keepalive, workers, target, protocol, mode) -> its ramps, one per repeat."""
+    """(entrypoint, operation, keepalive, workers, target, protocol, interpreter, server cores, mode) -> its
+    ramps, one per repeat."""
     out: dict[tuple, dict[int, Ramp]] = {}
     for r in results:
         if r.mode not in ("capacity", "calibration", "cost") or r.superseded:
@@ -315,9 +340,18 @@ class Capacity:
         return getattr(self.first, "protocol", "h1")
 
     @property
+    def interpreter(self) -> str:
+        return getattr(self.first, "interpreter", "")
+
+    @property
+    def server_cores(self) -> int | None:
+        return getattr(self.first, "server_cores", None)
+
+    @property
     def label(self) -> str:
-        """The stack as charts and tables name it: the entry, with its protocol unless plaintext HTTP/1.1."""
-        return self.entrypoint if self.protocol == "h1" else f"{self.entrypoint} {self.protocol}"
+        """The stack as charts and tables name it (bench/labels.py): the entry, with its interpreter where not its
+        own and its protocol unless plaintext HTTP/1.1 (its cores are its answer's)."""
+        return labels.stack(self.entrypoint, self.protocol, self.interpreter)
 
     @property
     def values(self) -> list[float]:
@@ -370,6 +404,15 @@ class Capacity:
         rss = [r.server_peak_rss_mb for r in steps if r.server_peak_rss_mb is not None]
         return near, statistics.median(cpu) if cpu else None, statistics.median(rss) if rss else None
 
+    def pss_at(self, rate: float) -> float | None:
+        """The server's peak PSS (MB, shared pages split among its processes: bench/sampler.py) at the rate its
+        cost was measured near `rate` (cost_rate), the median over those steps; None where none recorded it."""
+        near = self.cost_rate(rate)
+        steps = [r for r in self.cost_steps if r.rate == near and r.ok and not r.void_reasons] or \
+            [r for r in self.curve() if r.rate == near and r.slo_held and not r.void_reasons]
+        pss = [r.server_peak_pss_mb for r in steps if getattr(r, "server_peak_pss_mb", None) is not None]
+        return statistics.median(pss) if pss else None
+
     def close_cost_at(self, rate: float) -> float | None:
         """Server CPU us per request at rate with a connection per request (the cost pass with --close):
         the median of those steps, None where none ran there."""
@@ -389,26 +432,29 @@ def capacities(results: list, mode: str = "capacity") -> list[Capacity]:
         if key[-1] != mode:
             continue
         first = rs[0].steps[0]
-        entrypoint, operation, keepalive, workers, target, protocol, _ = key
+        entrypoint, operation, keepalive, workers, target, protocol, interpreter, cores, _ = key
         cost = [step for ramp in by_key.get((*key[:-1], "cost"), []) for step in ramp.steps]
-        close = [step for ramp in by_key.get((entrypoint, operation, False, workers, target, protocol, "cost"), [])
+        close = [step for ramp in by_key.get((entrypoint, operation, False, workers, target, protocol, interpreter,
+                                              cores, "cost"), [])
                  for step in ramp.steps]
         out.append(Capacity(first.entrypoint, first.operation, first, rs,
                             Slo.from_dict(first.slo) if first.slo else Slo.parse(DEFAULT_SLO), cost, close))
     return out
 
 
-def tool_limit(results: list, protocol: str = "h1") -> float | None:
-    """The load tool's own limit on a protocol in this run: its calibration ramp's capacity (None: not measured)."""
-    cal = [c for c in capacities(results, mode="calibration") if c.protocol == protocol]
+def tool_limit(results: list, protocol: str = "h1", cores: int | None = None) -> float | None:
+    """The load tool's own limit on a protocol (and, where given, with the server on that many cores: the
+    cores axis) in this run: its calibration ramp's capacity (None: not measured)."""
+    cal = [c for c in capacities(results, mode="calibration")
+           if c.protocol == protocol and (cores is None or c.server_cores == cores)]
     values = [c.capacity for c in cal if c.capacity]
     return max(values) if values else None
 
 
-def tool_limits(results: list) -> dict[str, float | None]:
-    """The load tool's own limit on each protocol it was measured on."""
-    measured = dict.fromkeys(c.protocol for c in capacities(results, mode="calibration"))
-    return {protocol: tool_limit(results, protocol) for protocol in measured}
+def tool_limits(results: list) -> dict[tuple[str, int | None], float | None]:
+    """(protocol, server cores) -> the load tool's own limit measured there."""
+    measured = dict.fromkeys((c.protocol, c.server_cores) for c in capacities(results, mode="calibration"))
+    return {(protocol, cores): tool_limit(results, protocol, cores) for protocol, cores in measured}
 
 
 def common_rate(group: list[Capacity]) -> float | None:

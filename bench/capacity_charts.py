@@ -53,11 +53,12 @@ def capacity_bars(answer: Answer) -> go.Figure | None:
 
 
 def curves(caps: list[Capacity], answer: Answer) -> go.Figure | None:
-    group = [c for c in caps if c.operation == answer.operation and c.protocol == answer.protocol and c.curve()]
+    group = [c for c in caps if c.operation == answer.operation and c.protocol == answer.protocol and c.curve()
+             and (answer.cores is None or c.server_cores == answer.cores)]
     if not group:
         return None
     fig = go.Figure()
-    for i, c in enumerate(sorted(group, key=lambda c: c.entrypoint)):
+    for i, c in enumerate(sorted(group, key=lambda c: c.label)):
         color = PALETTE[i % len(PALETTE)]
         steps = [r for r in c.curve() if not r.void_reasons]
         for key, dash in (("p99", "solid"), ("p50", "dot")):
@@ -65,7 +66,7 @@ def curves(caps: list[Capacity], answer: Answer) -> go.Figure | None:
                             if r.latency_ms.get(key) is not None)
             fig.add_trace(go.Scatter(
                 x=[p[0] for p in points], y=[p[1] for p in points], mode="lines+markers",
-                name=f"{_name(c)} {key}", legendgroup=c.entrypoint, line={"color": color, "dash": dash},
+                name=f"{_name(c)} {key}", legendgroup=c.label, line={"color": color, "dash": dash},
                 hovertext=[f"{_name(c)} {key} {p[1]:,.2f} ms<br>offered {p[2].rate:,.0f}/s, achieved "
                            f"{p[0]:,.0f}/s<br>{'SLO held' if p[2].slo_held else 'SLO missed'}" for p in points],
                 hoverinfo="text"))
@@ -73,7 +74,7 @@ def curves(caps: list[Capacity], answer: Answer) -> go.Figure | None:
         if void:
             fig.add_trace(go.Scatter(
                 x=[r.requests_per_s for r in void], y=[r.latency_ms["p99"] for r in void], mode="markers",
-                name=f"{_name(c)} void", legendgroup=c.entrypoint,
+                name=f"{_name(c)} void", legendgroup=c.label,
                 marker={"color": VOID_COLOR, "symbol": "x", "size": 10},
                 hovertext=[f"{_name(c)} VOID at {r.rate:,.0f}/s: {'; '.join(r.void_reasons)}" for r in void],
                 hoverinfo="text"))

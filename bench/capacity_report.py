@@ -55,7 +55,7 @@ def _interval(interval) -> str:
 
 
 def _named(s) -> str:
-    return f"`{s.entrypoint}`"
+    return f"`{s.label}`"
 
 
 def _capacity(s) -> str:
@@ -127,7 +127,7 @@ def _tie_chains(links) -> list[list]:
 
 def answer_cells(a, caveats) -> tuple[list[str], list[list]]:
     """The table of one operation's answer; caveats(texts) is the collapsed cell of a stack's caveats."""
-    header = ["rank", "stack", "capacity/s", "interval", "ramps", "cpu µs/req", "measured at", "rss MB",
+    header = ["rank", "stack", "capacity/s", "interval", "ramps", "cpu µs/req", "measured at", "rss MB", "pss MB",
               "ties with", "void", "verified", "caveats"]
     lines = []
     for s in a.standings:
@@ -135,6 +135,7 @@ def answer_cells(a, caveats) -> tuple[list[str], list[list]]:
         lines.append([str(s.rank) if s.rank else "–", _stack(c), _capacity(s), _interval(s.interval),
                       str(len(c.ramps)), "–" if s.cpu_us is None else f"{s.cpu_us:,.0f}",
                       _rate(s.cost_rate), "–" if s.rss_mb is None else f"{s.rss_mb:,.1f}",
+                      "–" if s.pss_mb is None else f"{s.pss_mb:,.1f}",
                       ", ".join(f"`{t}`" for t in s.ties) or "–", "; ".join(s.void_reasons) or "–",
                       s.verification or "–", caveats(s.caveats)])
     return header, lines
@@ -179,12 +180,15 @@ def curve_cells(report) -> tuple[list[str], list[list[str]]]:
     header = ["stack", "op", "ramp", "step", "offered/s", "sent/s", "achieved/s", "p50 ms", "p90 ms", "p99 ms",
               "p99.9 ms", "errors", "non-2xx", "cpu µs/req", "rss MB", "tool cpu %", "verdict"]
     lines = []
+    several_counts = len({c.server_cores for c in report.capacities}) > 1  # the cores axis: say each row's
     for c in report.capacities:
+        cores = c.server_cores
+        named = _stack(c) + (f" ({cores} core{'s' if cores > 1 else ''})" if several_counts and cores else "")
         for r in c.curve():
             lat = r.latency_ms
             verdict = ("void: " + "; ".join(r.void_reasons)) if r.void_reasons else \
                 "held" if r.slo_held else "missed: " + "; ".join(r.slo_misses)
-            lines.append([_stack(c), c.operation, str(r.repeat + 1), r.phase, _rate(r.rate), _rate(r.sent_rate),
+            lines.append([named, c.operation, str(r.repeat + 1), r.phase, _rate(r.rate), _rate(r.sent_rate),
                           _rate(r.requests_per_s), *(_ms(lat.get(k)) for k in ("p50", "p90", "p99", "p99.9")),
                           f"{r.errors_total:,}", f"{r.non_2xx:,}",
                           "–" if r.cpu_per_request_ms is None else f"{1000 * r.cpu_per_request_ms:,.0f}",
@@ -205,8 +209,10 @@ def context(report) -> list[str]:
         return []
     lines = [f"- capacity SLO: {report.capacities[0].slo.describe()}; open loop with vegeta (a fixed pool of "
              "workers), latency from each request's intended send time"]
-    limits = report.tool_limits or {"h1": None}
-    for protocol, limit in limits.items():
-        lines.append(f"- load tool's own limit on {protocol}: {limit:,.0f}/s held against Go net/http hello; cells "
-                     "above it are void" if limit else f"- load tool's own limit on {protocol}: not measured")
+    limits = report.tool_limits or {("h1", None): None}
+    several = len({cores for _, cores in limits}) > 1
+    for (protocol, cores), limit in limits.items():
+        where = protocol + (f", the server on {cores} core{'s' if cores > 1 else ''}" if several and cores else "")
+        lines.append(f"- load tool's own limit on {where}: {limit:,.0f}/s held against Go net/http hello; cells "
+                     "above it are void" if limit else f"- load tool's own limit on {where}: not measured")
     return lines

@@ -36,7 +36,7 @@ class Ramper:
         self.steps = steps
         self.settings = settings
         self.slo = Slo.parse(settings.slo)
-        self.limits: dict[str, float | None] = {}  # the tool's own limit on each protocol, once calibrated
+        self.limits: dict[tuple, float | None] = {}  # (protocol, cores) -> the tool's own limit there, once calibrated
 
     def _vegeta_missing(self, run: RunSpec, target: Target) -> Result | None:
         try:
@@ -45,13 +45,16 @@ class Ramper:
             return self.steps.failed(run, str(exc), target)
         return None
 
-    def calibrate(self, protocol: str = protocols.DEFAULT) -> list[Result]:
-        """The tool's own limit on a protocol: a ramp against Go net/http's hello served so, mode
-        "calibration" (over TLS the tool's handshakes and record crypto cost it CPU too)."""
+    def calibrate(self, protocol: str = protocols.DEFAULT, cores: int | None = None) -> list[Result]:
+        """The tool's own limit on a protocol and placement (the steps' current pinning: `cores` server cores):
+        a ramp against Go net/http's hello served so, mode "calibration" (over TLS the tool's handshakes and
+        record crypto cost it CPU too; with fewer cores of its own, the tool sends less)."""
         entry, ledger, note = catalog.get(CALIBRATION_ENTRY), self.steps.ledger, self.steps.progress.note
+        where = f"{protocol}" + (f", {cores} server core{'s' if cores > 1 else ''}" if cores else "")
         server = EntryProcess(entry.name, ["--port", str(free_port()), *protocols.get(protocol).server_flags()],
-                              ledger.out / "logs" / f"calibration-{protocol}.log", prefix=ledger.pinning.server_prefix())
-        note(f"measuring the load tool's own limit on {protocol}: a ramp against {entry.name} {CALIBRATION_OP} ...")
+                              ledger.out / "logs" / f"calibration-{protocol}{f'-{cores}cores' if cores else ''}.log",
+                              prefix=ledger.pinning.server_prefix())
+        note(f"measuring the load tool's own limit on {where}: a ramp against {entry.name} {CALIBRATION_OP} ...")
         try:
             server.start()
         except (EntryFailed, OSError) as exc:
@@ -60,15 +63,15 @@ class Ramper:
         run = RunSpec(entry=entry, operation=CALIBRATION_OP, path=catalog.OPERATIONS[CALIBRATION_OP],
                       tool="vegeta", connections=0, threads=None, rate=None, keepalive=True,
                       duration_s=self.settings.ramp.step_s, requests=None, repeat=0, repeats=1, workers=None,
-                      mode="capacity", protocol=protocol)
+                      mode="capacity", protocol=protocol, cores=cores)
         try:
             results = self.ramp(run, Target(server.url, server), mode="calibration")
         finally:
             server.stop()
         held = [r.rate for r in results if r.slo_held and not r.void_reasons and not r.superseded]
-        self.limits[protocol] = limit = max(held) if held else None
+        self.limits[(protocol, cores)] = limit = max(held) if held else None
         if limit:
-            note(f"load tool limit on {protocol}: {limit:,.0f}/s held against {entry.name} "
+            note(f"load tool limit on {where}: {limit:,.0f}/s held against {entry.name} "
                  f"(steps above it are not run; cells there would be void)")
         return results
 
@@ -80,7 +83,7 @@ class Ramper:
         if missing is not None:
             return [missing]
         results: list[Result] = []
-        limit = None if mode == "calibration" else self.limits.get(run.protocol)
+        limit = None if mode == "calibration" else self.limits.get((run.protocol, run.cores))
 
         def measure(rate: float, phase: str) -> Outcome:
             result = self.measure(run, target, rate, phase, mode, limit, results)
@@ -128,5 +131,5 @@ class Ramper:
         if missing is not None:
             return [missing]
         results: list[Result] = []
-        self.measure(run, target, run.rate, "cost", "cost", self.limits.get(run.protocol), results)
+        self.measure(run, target, run.rate, "cost", "cost", self.limits.get((run.protocol, run.cores)), results)
         return results

@@ -15,10 +15,11 @@ from urllib.parse import urlsplit
 from rich.console import Console
 from rich.markup import escape
 
-from servers.core import catalog
+from servers.core import catalog, interpreters
 from servers.core.catalog import Entry
 
-from bench import capacity, compare, defaults, plan as planning, presets, reports, rounds, schema, screenshot, selection
+from bench import (capacity, compare, defaults, free_threading, free_threading_page, model, plan as planning, presets,
+                   reports, rounds, schema, screenshot, selection)
 from bench.anatomy_run import write_anatomy
 from bench.progress import Progress
 from bench.runner import Runner
@@ -28,13 +29,13 @@ from loadtools import DEFAULT_TOOL, TOOLS, ToolMissing, Unsupported
 from processes.bounded import interrupt
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMANDS = ("run", "report", "compare", "presets", "capacity", "screenshot")
+COMMANDS = ("run", "report", "compare", "presets", "capacity", "screenshot", "free-threading")
 EXIT_USAGE = 2
 
 # The top-level help is run's help (a run's options are what a reader looks for), with the other
 # commands named once, here and in DESCRIPTION.
 USAGE = """bench.sh [run] [options]                     (run is the default command)
-       bench.sh report|compare|presets|screenshot ...   (each has its own --help)
+       bench.sh report|compare|presets|screenshot|free-threading ...   (each has its own --help)
        bench.sh                                     (no arguments: what a run would do, not run)"""
 
 DESCRIPTION = """\
@@ -49,6 +50,7 @@ commands:
   presets    list the named benchmarks and their expected run time
   capacity   `run --capacity`: each stack's capacity within the latency bound (--slo)
   screenshot a run's report.html first screen as a PNG (the README's picture, by default)
+  free-threading  docs/free-threading.md's measured section from a run of --preset free-threading
 """
 
 EXAMPLES = """\
@@ -114,6 +116,17 @@ def protocol_list(text: str) -> list[str]:
     if not names or unknown:
         raise argparse.ArgumentTypeError(f"{', '.join(unknown) or repr(text)}: expected a comma list of "
                                          f"{', '.join(protocols.PROTOCOLS)}")
+    return names
+
+
+def interpreter_list(text: str) -> list[str]:
+    """--interpreter: a comma list of the interpreters with the GIL (servers/core/interpreters.py), each once."""
+    names = list(dict.fromkeys(v.strip() for v in text.split(",") if v.strip()))
+    unknown = [n for n in names if n not in interpreters.GIL_INTERPRETERS]
+    if not names or unknown:
+        raise argparse.ArgumentTypeError(f"{', '.join(unknown) or repr(text)}: expected a comma list of "
+                                         f"{', '.join(interpreters.GIL_INTERPRETERS)} (the free-threaded stacks are "
+                                         f"the _ft entries)")
     return names
 
 
@@ -193,12 +206,24 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     srv = p.add_argument_group("the servers")
     srv.add_argument("--workers", type=positive_int, metavar="N",
                      help="override the catalog's worker count (clamped for one-process stacks)")
+    srv.add_argument("--equal-cores", action=argparse.BooleanOptionalAction,
+                     help="workers at equal cores, for threads against processes: on the GIL one worker process "
+                          "per server core; on free-threaded 3.13t one process whose threads use every core "
+                          "(granian, whose workers are threads there anyway: one per core). --workers wins")
+    srv.add_argument("--interpreter", dest="interpreters", type=interpreter_list, metavar="I[,I...]",
+                     help="the interpreters with the GIL that entries with the GIL run on, a list runs each, side "
+                          "by side: " + "; ".join(f"{i.key} ({i.label}): {i.title}" for i in
+                                                  (interpreters.get(k) for k in interpreters.GIL_INTERPRETERS))
+                          + f" (default {interpreters.GIL}). An _ft entry runs on {interpreters.FREE_THREADED} "
+                          "whatever this says; each result records what its server's process said it runs on")
     srv.add_argument("--users", type=positive_int, metavar="N",
                      help=f"seed users 1..N and draw ids over that range (default {defaults.USERS})")
     srv.add_argument("--pin", action=argparse.BooleanOptionalAction,
                      help="taskset: server on cpu 0 (the first half of the cores), load tool on the rest "
                           "(default on where there are 2+ cores)")
-    srv.add_argument("--server-cores", type=positive_int, metavar="N", help="with --pin: cores for the server")
+    srv.add_argument("--server-cores", type=csv_ints, metavar="N[,N...]",
+                     help="with --pin: cores for the server; a list runs each stack on each count, ranked within "
+                          "a count (the cores axis); every usable core: unpinned, the load tool shares them")
     srv.add_argument("--target", metavar="URL",
                      help="benchmark a server started elsewhere (e.g. by compose) on loopback: no start or "
                           "stop, the contract is still checked; --servers NAME labels it")
@@ -252,7 +277,7 @@ def add_noise_arguments(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     # Its help is never shown (main() hands -h/--help to run), its usage only with an error.
     parser = argparse.ArgumentParser(prog="bench.sh")
-    sub = parser.add_subparsers(dest="command", metavar="{run,report,compare,presets,screenshot}")
+    sub = parser.add_subparsers(dest="command", metavar="{run,report,compare,presets,screenshot,free-threading}")
     parser.usage = USAGE  # after add_subparsers, which makes the commands' usage ("bench.sh report") of it
     run = sub.add_parser("run", help="benchmark a selection (default)", usage=USAGE,
                          description=DESCRIPTION, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -276,6 +301,12 @@ def build_parser() -> argparse.ArgumentParser:
     shot.add_argument("--out", type=Path, default=screenshot.PICTURE, metavar="PNG",
                       help=f"where to write it (default {screenshot.PICTURE.relative_to(ROOT)}, the README's picture)")
     shot.add_argument("--window", default="1280x900", metavar="WxH", help="the screen's size in px (default 1280x900)")
+    ft = sub.add_parser("free-threading", help="docs/free-threading.md's measured section from a free-threading run",
+                        description=free_threading_page.__doc__)
+    ft.add_argument("results", type=Path, nargs="?",
+                    help="a results.jsonl of `bench.sh --preset free-threading` (default: the newest such run in results/)")
+    ft.add_argument("--page", type=Path, default=free_threading_page.PAGE, metavar="MD",
+                    help=f"the page whose section it writes (default {free_threading_page.PAGE.relative_to(ROOT)})")
     return parser
 
 
@@ -382,6 +413,10 @@ def check_settings(s: planning.Settings, args: argparse.Namespace) -> None:
     if s.streams > 1 and (not TOOLS[s.tool].supports_streams
                           or not all(protocols.get(p).http2 for p in s.protocols)):
         raise UsageError("--streams is HTTP/2's: give --tool h2load and --protocol h2 and/or h2c only")
+    missing = [interpreters.get(key) for key in s.interpreters if not interpreters.available(key)]
+    if missing and not args.target:
+        raise UsageError("; ".join(f"{i.key} is not set up here ({i.python} is missing): run {i.setup_hint}"
+                                   for i in missing))
     if args.requests and s.tool not in ("ab", "hey"):
         raise UsageError(f"--requests is for ab and hey; {s.tool} runs for --duration seconds")
     if not s.servers:
@@ -509,6 +544,24 @@ def cmd_compare(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def cmd_free_threading(args: argparse.Namespace, console: Console) -> int:
+    path = args.results or free_threading.newest_run(ROOT / "results")
+    if path is None:
+        raise UsageError("no free-threading run in results/: run `./bench.sh --preset free-threading` first "
+                         "(after ./setup.sh --gil-twin), or give its results.jsonl")
+    with users_input():
+        results = schema.read(path)
+    view = free_threading.build(model.build(results))
+    shown = path.resolve().relative_to(ROOT) if path.resolve().is_relative_to(ROOT) else path
+    page = free_threading_page.write(view, str(shown), args.page)
+    print(free_threading_page.section(view, str(shown)))
+    if view.conclusive:
+        console.print(f"wrote {page}: what to pick, from {shown}")
+    else:
+        console.print(f"[yellow]wrote {page} without a conclusion: {escape('; '.join(view.refusals))}[/yellow]")
+    return 0
+
+
 def cmd_screenshot(args: argparse.Namespace, console: Console) -> int:
     try:
         window = tuple(int(n) for n in args.window.lower().split("x"))
@@ -570,7 +623,7 @@ def main(argv: list[str] | None = None) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _raise_interrupt)
     handlers = {"run": cmd_run, "report": cmd_report, "compare": cmd_compare, "presets": cmd_presets,
-                "screenshot": cmd_screenshot}
+                "screenshot": cmd_screenshot, "free-threading": cmd_free_threading}
     try:
         code = handlers[args.command](args, console)
     except UsageError as exc:  # the user's; any other exception is a bug and shows its traceback

@@ -16,9 +16,9 @@ import statistics
 from dataclasses import dataclass, field, fields, replace
 from typing import Callable
 
-from servers.core import catalog
+from servers.core import catalog, interpreters
 
-from bench import capacity, significance
+from bench import capacity, labels, significance
 from bench.capacity import Capacity
 from bench.schema import ERROR_KINDS, LATENCY_KEYS, Result
 from bench.significance import Verdict
@@ -47,13 +47,15 @@ class Config:
     mode: str  # "" a fixed load; "capacity"/"calibration" a step of a ramp (Report.capacities)
     protocol: str = "h1"  # h1, h1-tls, h2, h2c (harness.protocols): stacks are ranked within one protocol
     streams: int | None = None  # HTTP/2 streams per connection of a closed loop (h2load -m); None: one
+    interpreter: str = ""  # what the server ran on (servers/core/interpreters.py): the interpreter axis
+    server_cores: int | None = None  # the server's cores (the cores axis): stacks are ranked within one count
 
     @classmethod
     def of(cls, r: Result) -> "Config":
         return cls(**{f.name: getattr(r, f.name) for f in fields(cls)})
 
     def without_stack(self) -> "Config":
-        return replace(self, entrypoint="", workers=None)
+        return replace(self, entrypoint="", workers=None, interpreter="")
 
     def without_session(self) -> "Config":
         return replace(self, target="", preset="")
@@ -71,8 +73,9 @@ class Config:
 
     @property
     def stack(self) -> str:
-        """The entry, with its protocol unless plaintext HTTP/1.1 (how tables and charts name a row's stack)."""
-        return self.entrypoint if self.protocol == BASE_PROTOCOL else f"{self.entrypoint} {self.protocol}"
+        """How tables and charts name a row's stack (bench/labels.py): the entry, with its interpreter where not its
+        own, its protocol unless plaintext HTTP/1.1."""
+        return labels.stack(self.entrypoint, self.protocol, self.interpreter)
 
 
 BASE_PROTOCOL = "h1"  # what every other protocol is compared with (harness.protocols.DEFAULT)
@@ -267,10 +270,16 @@ class Standing:
     # at the miss that decided its capacity when that was FOREIGN_SUSPECT_PCT or more (it may hold more)
     void_foreign_cpu_pct: float | None = None
     suspect_foreign_cpu_pct: float | None = None
+    pss_mb: float | None = None  # the server's peak PSS where its cost was measured (shared pages counted once)
 
     @property
     def entrypoint(self) -> str:
         return self.capacity.entrypoint
+
+    @property
+    def label(self) -> str:
+        """The stack as its answer names it: the entry, with its interpreter where not its own (bench/labels.py)."""
+        return self.capacity.label
 
 
 @dataclass(frozen=True)
@@ -293,11 +302,14 @@ class Answer:
     standings: tuple[Standing, ...]  # the ranked by capacity, then the void, then those that held no rate
     links: tuple[Link, ...]  # between neighbours of the ranked
     protocol: str = BASE_PROTOCOL  # every stack of one answer was measured on this protocol
+    cores: int | None = None  # ... with the server on this many cores, where the run had a cores axis
 
     @property
     def key(self) -> str:
-        """The answer's name among a report's: its operation, with its protocol unless plaintext HTTP/1.1."""
-        return self.operation if self.protocol == BASE_PROTOCOL else f"{self.operation} {self.protocol}"
+        """The answer's name among a report's: its operation, with its protocol unless plaintext HTTP/1.1 and its
+        server cores where the run compared several counts."""
+        key = self.operation if self.protocol == BASE_PROTOCOL else f"{self.operation} {self.protocol}"
+        return key + (f", {self.cores} server core{'s' if self.cores > 1 else ''}" if self.cores else "")
 
     @property
     def ranked(self) -> tuple[Standing, ...]:
@@ -337,45 +349,52 @@ def verification(r: Result) -> str:
     return catalog.UNVERIFIED if catalog.UNVERIFIED in r.tags else "verified"
 
 
+def _cell(c: Capacity) -> tuple:
+    """A capacity's identity across the model's lists (the same entry on two interpreters is two cells)."""
+    return (c.entrypoint, c.operation, c.protocol, c.interpreter, c.server_cores, c.first.workers)
+
+
 def answer(operation: str, group: list[Capacity], common: float | None,
-           foreign: capacity.ForeignLoad | None = None) -> Answer:
+           foreign: capacity.ForeignLoad | None = None, cores: int | None = None) -> Answer:
     ranked = sorted((c for c in group if c.capacity is not None and not c.void), key=lambda c: -c.capacity)
     rest = sorted((c for c in group if c.void), key=lambda c: -(c.capacity or 0)) + \
-        sorted((c for c in group if c.capacity is None and not c.void), key=lambda c: c.entrypoint)
-    costs = {c.entrypoint: c.cost_at(common) if common else (None, None, None) for c in group}
+        sorted((c for c in group if c.capacity is None and not c.void), key=lambda c: c.label)
+    costs = {_cell(c): c.cost_at(common) if common else (None, None, None) for c in group}
     cheapest = min((cost[1] for cost in costs.values() if cost[1]), default=None)
-    void_foreign = {(c.entrypoint, c.operation): pct for c, pct in (foreign.void_cells if foreign else ())}
-    suspect = {(c.entrypoint, c.operation): pct for c, pct in (foreign.suspect if foreign else ())}
+    void_foreign = {_cell(c): pct for c, pct in (foreign.void_cells if foreign else ())}
+    suspect = {_cell(c): pct for c, pct in (foreign.suspect if foreign else ())}
     standings = []
     for c in ranked + rest:
         rank = ranked.index(c) + 1 if c in ranked else None
-        ties = tuple(o.entrypoint for o in ranked if o is not c and rank is not None and overlap(_span(c), _span(o)))
-        rate, cpu, rss = costs[c.entrypoint]
+        ties = tuple(o.label for o in ranked if o is not c and rank is not None and overlap(_span(c), _span(o)))
+        rate, cpu, rss = costs[_cell(c)]
         standings.append(Standing(
             capacity=c, rank=rank, value=c.capacity, interval=c.interval, ties=ties,
             void_reasons=tuple(c.void_reasons), cost_rate=rate, cpu_us=cpu, rss_mb=rss,
             cost_ratio=cpu / cheapest if cpu and cheapest else None,
             dev_only=bool(getattr(c.first, "dev_only", False)), caveats=tuple(getattr(c.first, "caveats", ()) or ()),
             verification=verification(c.first),
-            void_foreign_cpu_pct=void_foreign.get((c.entrypoint, c.operation)),
-            suspect_foreign_cpu_pct=suspect.get((c.entrypoint, c.operation))))
+            void_foreign_cpu_pct=void_foreign.get(_cell(c)),
+            suspect_foreign_cpu_pct=suspect.get(_cell(c)), pss_mb=c.pss_at(common) if common else None))
     top = [s for s in standings if s.rank is not None]
     links = tuple(Link(a, b, overlap(_span(a.capacity), _span(b.capacity))) for a, b in zip(top, top[1:]))
-    return Answer(operation, group[0].slo.describe(), common, tuple(standings), links, group[0].protocol)
+    return Answer(operation, group[0].slo.describe(), common, tuple(standings), links, group[0].protocol, cores)
 
 
 def answers(caps: list[Capacity], common_rates: dict[str, float | None],
             foreign: capacity.ForeignLoad | None = None) -> list[Answer]:
-    """One Answer per operation and protocol (stacks are ranked within a protocol), in the catalog's order
-    of the operations, plaintext HTTP/1.1 first; the common rate is the operation's, every protocol's."""
+    """One Answer per operation, protocol and number of server cores (stacks are ranked within a protocol and
+    a core count), in the catalog's order of the operations, plaintext HTTP/1.1 first, fewer cores first; the
+    common rate is the operation's, every protocol's and core count's."""
     groups = capacity.by_operation(caps)
     order = [op for op in catalog.ALL_OPS if op in groups] + sorted(set(groups) - set(catalog.ALL_OPS))
+    several_counts = len({c.server_cores for c in caps}) > 1
     out = []
     for op in order:
-        by_protocol: dict[str, list[Capacity]] = {}
-        for c in sorted(groups[op], key=lambda c: c.protocol != BASE_PROTOCOL):
-            by_protocol.setdefault(c.protocol, []).append(c)
-        out += [answer(op, group, common_rates.get(op), foreign) for group in by_protocol.values()]
+        by_place: dict[tuple, list[Capacity]] = {}
+        for c in sorted(groups[op], key=lambda c: (c.protocol != BASE_PROTOCOL, c.server_cores or 0)):
+            by_place.setdefault((c.protocol, c.server_cores if several_counts else None), []).append(c)
+        out += [answer(op, group, common_rates.get(op), foreign, cores) for (_, cores), group in by_place.items()]
     return out
 
 
@@ -415,13 +434,14 @@ class ProtocolCost:
 
 def protocol_costs(all_answers: list[Answer]) -> list[ProtocolCost]:
     """Each stack and operation measured on plaintext HTTP/1.1 and on another protocol, side by side."""
-    on: dict[tuple[str, str], dict[str, OnProtocol]] = {}
+    on: dict[tuple, dict[str, OnProtocol]] = {}
     for a in all_answers:
         for s in a.standings:
             close = s.capacity.close_cost_at(a.common_rate) if a.common_rate else None
-            on.setdefault((s.entrypoint, a.operation), {})[a.protocol] = OnProtocol(a.protocol, s, close)
+            on.setdefault((s.entrypoint, a.operation, s.capacity.interpreter, a.cores), {})[a.protocol] = \
+                OnProtocol(a.protocol, s, close)
     out = []
-    for (entrypoint, operation), sides in on.items():
+    for (entrypoint, operation, _, _), sides in on.items():
         base = sides.get(BASE_PROTOCOL)
         if base is None:
             continue
@@ -524,6 +544,8 @@ class Session:
     dev_only: tuple[str, ...]  # the dev-only stacks
     caveats: dict[str, tuple[str, ...]]  # stack -> the catalog's known limitations
     unverified: tuple[str, ...] = ()  # stacks without a complete conformance and reliability record (their tag)
+    # the interpreters the servers ran on, as their processes said: key -> "3.13.5 (GIL)", ... (interpreters.describe)
+    interpreters: dict[str, str] = field(default_factory=dict)
 
 
 def session(results: list[Result]) -> Session:
@@ -537,7 +559,61 @@ def session(results: list[Result]) -> Session:
         rounds_order=next((r.rounds_order for r in results if r.rounds_order), ""), noise=noise(results),
         dev_only=tuple(sorted({r.entrypoint for r in results if r.dev_only})),
         caveats=dict(sorted({r.entrypoint: tuple(r.caveats) for r in results if r.caveats}.items())),
-        unverified=tuple(sorted({r.entrypoint for r in results if verification(r) == catalog.UNVERIFIED})))
+        unverified=tuple(sorted({r.entrypoint for r in results if verification(r) == catalog.UNVERIFIED})),
+        interpreters=interpreters_seen(results))
+
+
+def interpreters_seen(results: list[Result]) -> dict[str, str]:
+    """key -> what the servers said they ran on (a key whose processes said different things lists each)."""
+    seen: dict[str, list[str]] = {}
+    for r in results:
+        facts = getattr(r, "interpreter_facts", None)
+        if r.interpreter and facts:
+            said = interpreters.describe(facts)
+            if said not in seen.setdefault(r.interpreter, []):
+                seen[r.interpreter].append(said)
+    return {key: " / ".join(said) for key, said in seen.items()}
+
+
+# -- a quiet machine or a shared one ---------------------------------------------------------------------
+# What other processes may have taken of the machine in a run that answers a comparison whose differences are
+# tens of percent (the free-threading page's): at most QUIET_MEDIAN_PCT of all cores in the median step, and at
+# least QUIET_HIGH_PCT in no more than QUIET_HIGH_SHARE of the steps (a cron job, not a neighbour's benchmark).
+# On this project's 2-core VM alone the median step saw 0-2 % (system daemons); shared with other sessions,
+# 30-80 %.
+QUIET_MEDIAN_PCT = 5.0
+QUIET_HIGH_PCT = 20.0
+QUIET_HIGH_SHARE = 0.05
+
+
+@dataclass(frozen=True)
+class Quiet:
+    """Whether a run had the machine to itself, from the foreign load its steps recorded (Result.foreign_cpu_pct:
+    CPU of processes that are not the benchmark, its tool, the server or the local backends)."""
+
+    quiet: bool
+    measured: int  # steps with a foreign-load reading
+    median_pct: float | None  # the median step's foreign load, % of all cores
+    high_share: float | None  # the share of steps where it was QUIET_HIGH_PCT or more
+    reasons: tuple[str, ...]  # why it was not quiet ("" for a quiet run)
+
+
+def quietness(results: list[Result]) -> Quiet:
+    """The run's verdict on its machine: a run without foreign-load readings is not known to be quiet."""
+    seen = [r.foreign_cpu_pct for r in results if not r.superseded and getattr(r, "foreign_cpu_pct", None) is not None]
+    if not seen:
+        return Quiet(False, 0, None, None, ("no step recorded the foreign load (a run older than the reading, or "
+                                            "none ran): not known to be quiet",))
+    median = statistics.median(seen)
+    high = sum(1 for pct in seen if pct >= QUIET_HIGH_PCT) / len(seen)
+    reasons = []
+    if median > QUIET_MEDIAN_PCT:
+        reasons.append(f"other processes took {median:.0f}% of the machine in the median step (quiet: at most "
+                       f"{QUIET_MEDIAN_PCT:g}%)")
+    if high > QUIET_HIGH_SHARE:
+        reasons.append(f"{100 * high:.0f}% of the steps ran while others took {QUIET_HIGH_PCT:g}% or more (quiet: at "
+                       f"most {100 * QUIET_HIGH_SHARE:g}%)")
+    return Quiet(not reasons, len(seen), median, high, tuple(reasons))
 
 
 # -- the report -----------------------------------------------------------------------------------
@@ -560,6 +636,7 @@ class Report:
     foreign: capacity.ForeignLoad | None = None  # what other processes took of the machine, and what it cost
     protocol_costs: tuple[ProtocolCost, ...] = ()  # each stack on h1 and on another protocol, side by side
     protocol_axis: tuple[AxisRow, ...] = ()  # each stack on every protocol it was measured on
+    quiet: Quiet | None = None  # whether the run had the machine to itself (None without results)
 
 
 def build(results: list[Result]) -> Report:
@@ -579,7 +656,8 @@ def build(results: list[Result]) -> Report:
                   repeated=any(len(r.rps_values) >= 2 for r in closed), failures=tuple(failures(everything)),
                   capacities=tuple(caps), tool_limits=capacity.tool_limits(results), common_rates=common_rates,
                   answers=tuple(all_answers), foreign=foreign, protocol_costs=tuple(protocol_costs(all_answers)),
-                  protocol_axis=tuple(protocol_axis(all_answers)))
+                  protocol_axis=tuple(protocol_axis(all_answers)),
+                  quiet=quietness(results))
 
 
 # -- two result sets side by side -----------------------------------------------------------------

@@ -1,18 +1,22 @@
 """The benchmark plan: Settings (what the command line or a preset asks for) expanded into runs.
 
-A plan is grouped by entry and protocol (one server start serves one protocol: harness.protocols): its
-runs are operations x keep-alive/close passes x connection counts or rates x repeats. An entry whose
-server cannot serve a protocol (no TLS of its own) is left out of it, with its spec's reason. bench/rounds.py orders them: with repeats, in interleaved rounds (a server start
-per entry and round) or sequentially (one server start per entry serves all its runs).
+A plan is grouped by stack: an entry on one protocol (one server start serves one protocol: harness.protocols),
+one interpreter (the interpreter axis: an entry with the GIL on each of --interpreter, an _ft entry on
+3.13t: servers/core/interpreters.py) and one number of server cores (the cores axis, --server-cores: each
+count pinned on its own, harness/pinning.py); its runs are operations x keep-alive/close passes x connection
+counts or rates x repeats. An entry whose server cannot serve a protocol (no TLS of its own) is left out of
+it, with its spec's reason. bench/rounds.py orders them: with repeats, in interleaved rounds (a server start
+per stack and round) or sequentially (one server start per stack serves all its runs).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from servers.core import catalog
+from servers.core import catalog, interpreters
 from servers.core.catalog import Entry
+from servers.core.cores import usable_cores
 
-from bench import capacity, defaults
+from bench import capacity, defaults, labels
 from harness import protocols as protocol_axis
 from loadtools import DEFAULT_TOOL
 
@@ -63,7 +67,13 @@ class Settings:
     timeout_s: float = DEFAULT_TIMEOUT_S
     users: int = DEFAULT_USERS
     pin: bool = True
-    server_cores: int | None = None
+    server_cores: list[int] = field(default_factory=list)  # the cores axis: each count a stack of its own ([]: half)
+    # the interpreter axis: the interpreters with the GIL that entries with the GIL run on (an _ft entry runs on
+    # 3.13t whatever is given here): servers/core/interpreters.py
+    interpreters: list[str] = field(default_factory=lambda: [interpreters.GIL])
+    # workers at equal cores (workers_at_equal_cores): one per server core, or one process of threads for a
+    # free-threaded entry whose workers are processes; an explicit --workers wins
+    equal_cores: bool = False
     target: str = ""
     preset: str = ""
     quick: bool = False
@@ -103,6 +113,8 @@ class RunSpec:
     mode: str = ""  # "capacity": a ramp to the rate held within the SLO (bench/capacity.py)
     protocol: str = protocol_axis.DEFAULT  # what the server is started to serve and the tool speaks
     streams: int = 1  # HTTP/2 streams in flight per connection (h2load -m)
+    interpreter: str = ""  # the interpreter it runs on (servers/core/interpreters.py); "": the entry's own
+    cores: int | None = None  # the server's cores (the cores axis); None: the run's default pinning
 
     @property
     def loop(self) -> str:
@@ -111,13 +123,14 @@ class RunSpec:
     @property
     def group(self) -> tuple:
         """Runs of one group differ only by repeat: they share one warm-up."""
-        return (self.entry.name, self.protocol, self.operation, self.keepalive, self.connections, self.streams,
-                self.rate, self.mode)
+        return (self.entry.name, self.protocol, self.interpreter, self.cores, self.operation, self.keepalive,
+                self.connections, self.streams, self.rate, self.mode)
 
     @property
     def stack(self) -> str:
-        """The entry, with its protocol unless plaintext HTTP/1.1."""
-        return self.entry.name if self.protocol == protocol_axis.DEFAULT else f"{self.entry.name} {self.protocol}"
+        """The entry, with its interpreter where not its own, protocol unless plaintext HTTP/1.1, and cores where
+        the run has a cores axis."""
+        return labels.stack(self.entry.name, self.protocol, self.interpreter, self.cores)
 
     def describe(self) -> str:
         if self.mode == "cost":
@@ -143,6 +156,8 @@ class EntryPlan:
     runs: list[RunSpec]
     notes: list[str] = field(default_factory=list)
     protocol: str = protocol_axis.DEFAULT  # the protocol its server is started with
+    interpreter: str = ""  # the interpreter it is started on ("": the entry's own)
+    cores: int | None = None  # the server's cores (None: the run's default pinning)
 
     @property
     def stack(self) -> str:
@@ -172,17 +187,22 @@ class Plan:
         # interleaved rounds start every server once per round, and warm it up again
         rounds = s.repeat if s.rounds_order == "interleaved" else 1
         probe = PROBE_OVERHEAD_S if s.noise_probe else 0.0
-        ramp_s = capacity.estimate_ramp_s(s.ramp, capacity.Slo.parse(s.slo))
-        load = sum((ramp_s if run.mode else run.duration_s) + RUN_OVERHEAD_S + probe for run in self.runs)
+        slo = capacity.Slo.parse(s.slo)
+        ramp_s = capacity.estimate_ramp_s(s.ramp, slo, guessed=False if s.ramp.guess_from_earlier else None)
+        # a later repeat's ramp starting from an earlier one's capacity takes the steps of a guessed ramp
+        later_s = capacity.estimate_ramp_s(s.ramp, slo, guessed=True) if s.ramp.guess_from_earlier else ramp_s
+        load = sum((later_s if run.mode and run.repeat else ramp_s if run.mode else run.duration_s)
+                   + RUN_OVERHEAD_S + probe for run in self.runs)
         if any(run.mode for run in self.runs):
-            load += ramp_s * 1.5 + START_OVERHEAD_S  # the tool's own limit, against a trivial server
-            load += (len(s.protocols) - 1) * ramp_s * 1.5  # the tool's limit on each protocol
+            # the tool's own limit, against a trivial server, on each protocol and number of server cores
+            placements = len({(run.protocol, run.cores) for run in self.runs if run.mode})
+            load += placements * (ramp_s * 1.5 + START_OVERHEAD_S)
             # the cost pass: each stack started again, one step per operation (and connection pass) at the
             # common rate
             costs = [run for run in self.runs if run.mode and run.repeat == 0]
             load += len(costs) * len(set(s.keepalive) | {True}) * (
                 s.ramp.cost_max_s / 2 + s.ramp.warmup_s + capacity.STEP_OVERHEAD_S)
-            load += len({(run.entry.name, run.protocol) for run in costs}) * START_OVERHEAD_S
+            load += len({(run.entry.name, run.protocol, run.interpreter, run.cores) for run in costs}) * START_OVERHEAD_S
         warmup = rounds * len({run.group for run in self.runs if not run.mode}) * (s.warmup_s + RUN_OVERHEAD_S)
         starts = 0.0 if s.target else rounds * len(self.entries) * START_OVERHEAD_S
         return load + warmup + starts + (BACKENDS_OVERHEAD_S if self.backends() else 0.0)
@@ -199,7 +219,24 @@ def format_duration(seconds: float) -> str:
     return f"{hours} h {minutes:02d} min"
 
 
-def _workers(entry: Entry, requested: int | None, notes: list[str]) -> int | None:
+def workers_at_equal_cores(entry: Entry, cores: int) -> tuple[int, str]:
+    """Workers of a stack given `cores` server cores, so that threads of one process meet processes at equal
+    cores, and why: on the GIL, one worker process per core (each runs Python on one core at a time); on
+    free-threaded 3.13t, one process whose threads run on every core, unless its server's workers are threads
+    of one process there anyway (granian: ServerSpec.free_threaded_thread_workers), then one per core."""
+    if entry.free_threaded and not entry.server_spec.free_threaded_thread_workers:
+        return 1, f"one process on {cores} core{'s' if cores > 1 else ''}: its threads run Python on every core"
+    if entry.free_threaded:
+        return cores, (f"{cores} worker thread{'s' if cores > 1 else ''} of one process on {cores} "
+                       f"core{'s' if cores > 1 else ''}")
+    return cores, f"one worker process per core ({cores})"
+
+
+def _workers(entry: Entry, requested: int | None, notes: list[str], cores: int | None = None,
+             equal_cores: bool = False) -> int | None:
+    if requested is None and equal_cores and entry.language == "python":
+        requested, why = workers_at_equal_cores(entry, cores or max(1, usable_cores() // 2))
+        notes.append(f"--workers {requested}: {why}")
     if requested is None:
         return None
     if entry.max_workers is not None and requested > entry.max_workers:
@@ -207,6 +244,16 @@ def _workers(entry: Entry, requested: int | None, notes: list[str]) -> int | Non
                      f"{entry.max_workers} process only")
         return entry.max_workers
     return requested
+
+
+def interpreters_of(entry: Entry, wanted: list[str]) -> list[str]:
+    """The interpreters entry runs on in a plan: an _ft entry on its own; an entry with the GIL on each of
+    `wanted` (the interpreter axis); a Go entry on none ("")."""
+    if entry.language != "python":
+        return [""]
+    if entry.free_threaded:
+        return [entry.interpreter]
+    return list(dict.fromkeys(wanted)) or [entry.interpreter]
 
 
 def build(settings: Settings, entries: list[Entry] | None = None) -> Plan:
@@ -222,12 +269,18 @@ def build(settings: Settings, entries: list[Entry] | None = None) -> Plan:
         loads = [(0, rate) for rate in settings.rates]
     else:
         loads = [(c, None) for c in settings.connections]
-    for entry, protocol in ((e, p) for e in entries for p in settings.protocols):
+    core_counts: list[int | None] = list(dict.fromkeys(settings.server_cores)) or [None]
+    stacks = [(e, p, i, c) for c in core_counts for e in entries for i in interpreters_of(e, settings.interpreters)
+              for p in settings.protocols]
+    for entry, protocol, interpreter, cores in stacks:
         if why := protocol_axis.get(protocol).unsupported(entry):
             plan.unserved.append(f"{entry.name} {protocol}: {why}")
             continue
         notes: list[str] = []
-        workers = _workers(entry, settings.workers, notes)
+        workers = _workers(entry, settings.workers, notes, cores, settings.equal_cores)
+        # the interpreter a run records: the entry's own unless the axis moved it ("" for a --target's)
+        interpreter = "" if settings.target else interpreter
+        axis = dict(protocol=protocol, interpreter=interpreter, cores=cores)
         runs = []
         for op in settings.ops:
             if op not in entry.ops:
@@ -242,15 +295,15 @@ def build(settings: Settings, entries: list[Entry] | None = None) -> Plan:
                             entry=entry, operation=op, path=catalog.OPERATIONS[op], tool=settings.tool,
                             connections=connections, threads=settings.threads, rate=rate,
                             keepalive=keepalive, duration_s=settings.duration_s, requests=settings.requests,
-                            repeat=repeat, repeats=settings.repeat, workers=workers, protocol=protocol,
-                            streams=settings.streams))
+                            repeat=repeat, repeats=settings.repeat, workers=workers, streams=settings.streams,
+                            **axis))
         for op in settings.capacity_ops:
             if op in entry.ops and op in settings.ops:
                 runs += [RunSpec(entry=entry, operation=op, path=catalog.OPERATIONS[op], tool="vegeta",
                                  connections=0, threads=None, rate=None, keepalive=True,
                                  duration_s=settings.ramp.step_s, requests=None, repeat=repeat,
-                                 repeats=settings.repeat, workers=workers, mode="capacity", protocol=protocol)
+                                 repeats=settings.repeat, workers=workers, mode="capacity", **axis)
                          for repeat in range(settings.repeat)]
         if runs:
-            plan.entries.append(EntryPlan(entry, workers, runs, notes, protocol))
+            plan.entries.append(EntryPlan(entry, workers, runs, notes, protocol, interpreter, cores))
     return plan

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from bench import defaults, selection
+from bench import capacity, defaults, selection
 from bench.plan import Settings, build, format_duration
+from servers.core import interpreters
+from servers.core.cores import usable_cores
 
 
 @dataclass(frozen=True)
@@ -31,20 +33,26 @@ class Preset:
     rates: tuple[float, ...] = ()
     keepalive: tuple[bool, ...] = (True,)
     workers: int | None = None
-    server_cores: int | None = None
+    server_cores: tuple[int, ...] = ()  # the cores axis (a count per stack); (): the default pinning
     pin: bool = True  # False: server and load tool share every core (the server on more than all but one)
     notes: tuple[str, ...] = field(default_factory=tuple)
     repeats: int = 3  # the repeats its comparison needs to be read with an interval (see the docstring)
     capacity: bool = False  # capacity ramps of every operation instead of fixed loads (bench/capacity.py)
     protocols: tuple[str, ...] = ("h1",)  # harness.protocols: each stack on each, side by side
+    interpreters: tuple[str, ...] = (interpreters.GIL,)  # the interpreter axis: what entries with the GIL run on
+    equal_cores: bool = False  # workers at equal cores (bench/plan.py workers_at_equal_cores)
+    ramp: capacity.RampSettings | None = None  # its ramps' settings (None: the default; --quick: the quick ones)
 
     def settings(self, quick: bool = False, **overrides) -> Settings:
         s = Settings(
             servers=[e.name for e in selection.select_entries(self.servers)],
             ops=selection.select_ops(self.ops), tool=self.tool, connections=list(self.connections),
             threads=self.threads, duration_s=self.duration_s, requests=self.requests, rates=list(self.rates),
-            keepalive=list(self.keepalive), workers=self.workers, server_cores=self.server_cores,
-            pin=self.pin, preset=self.name, repeat=self.repeats, protocols=list(self.protocols))
+            keepalive=list(self.keepalive), workers=self.workers, server_cores=list(self.server_cores),
+            pin=self.pin, preset=self.name, repeat=self.repeats, protocols=list(self.protocols),
+            interpreters=list(self.interpreters), equal_cores=self.equal_cores)
+        if self.ramp is not None:
+            s.ramp = self.ramp
         if self.capacity:
             s.capacity_only, s.capacity_ops = True, list(s.ops)
         s = replace(s, **overrides)
@@ -56,11 +64,15 @@ class Preset:
 
     def command_line(self) -> str:
         protocols = "" if self.protocols == ("h1",) else f" --protocol {','.join(self.protocols)}"
+        protocols += "" if self.interpreters == (interpreters.GIL,) else f" --interpreter {','.join(self.interpreters)}"
+        protocols += " --equal-cores" if self.equal_cores else ""
         if self.capacity:
-            placed = f" --server-cores {self.server_cores}" if self.server_cores else ""
+            placed = f" --server-cores {','.join(map(str, self.server_cores))}" if self.server_cores else ""
             placed += "" if self.pin else " --no-pin"
             placed += " --close" if self.keepalive == (True, False) else ""
-            return f"--capacity --servers {self.servers} --ops {self.ops}{protocols}{placed} --repeat {self.repeats}"
+            ramp = " (and the preset's ramp: see its notes)" if self.ramp is not None else ""
+            return (f"--capacity --servers {self.servers} --ops {self.ops}{protocols}{placed} --repeat "
+                    f"{self.repeats}{ramp}")
         parts = [f"--servers {self.servers}", f"--ops {self.ops}", f"--tool {self.tool}"]
         if self.rates:
             parts.append("--rate " + ",".join(f"{r:g}" for r in self.rates))
@@ -77,7 +89,7 @@ class Preset:
         if self.workers:
             parts.append(f"--workers {self.workers}")
         if self.server_cores:
-            parts.append(f"--server-cores {self.server_cores}")
+            parts.append(f"--server-cores {','.join(map(str, self.server_cores))}")
         if self.repeats > 1:
             parts.append(f"--repeat {self.repeats}")
         return " ".join(parts) + protocols
@@ -92,10 +104,29 @@ TLS_STACKS = ("flask_gevent,flask_gunicorn,flask_gunicorn_gthread,flask_gunicorn
 HTTP2_STACKS = ("starlette_hypercorn,starlette_granian,falcon_gunicorn_gthread,falcon_gunicorn_gevent,"
                 "starlette_gunicorn_asgi,starlette_uvicorn,twisted,nethttp")
 
-# The free-threading comparison's stacks: each thread server on the GIL build beside its _ft variant, and
-# gunicorn's sync workers as the processes baseline (docs/free-threading.md).
-FREE_THREADED_STACKS = ("flask_gunicorn,flask_gunicorn_gthread,flask_gunicorn_gthread_ft,flask_granian,flask_granian_ft,"
-                        "flask_waitress,flask_waitress_ft")
+# The free-threading comparison (docs/free-threading.md, bench/free_threading.py renders it): each thread server
+# that runs Flask on 3.13t, as its _ft entry and as its base entry on the GIL twin and on the default interpreter.
+# waitress_ft is left out of the preset (`--servers` adds it back, about 19 minutes more): its one event-loop
+# thread reads and writes every connection on every build, so the GIL is not what bounds it.
+FREE_THREADING_STACKS = "flask_gunicorn_gthread,flask_gunicorn_gthread_ft,flask_granian,flask_granian_ft"
+FREE_THREADING_OPS = "fortunes,json,hello"
+# Its ramps, to fit about 40 minutes: 1.5 s steps after a 0.5 s warm-up (at least 10 requests beyond the p99:
+# 1,000 requests, so longer below 667/s), a ladder x2 from 250/s, bisection to 10 %; the later repeats start
+# from the first one's capacity and climb x1.4. A failing rung is believed at once (the three repeats are the
+# second look; a void step, or a miss while others took 30 % of the machine, is still measured again). The cost
+# step at the common rate lasts until 2,000 requests (at most 8 s): 10 ms CPU ticks read to about 1 %.
+FREE_THREADING_RAMP = capacity.RampSettings(step_s=1.5, warmup_s=0.5, search_factor=2.0, factor=1.4, max_step_s=6.0,
+                                            confirm=False, cost_requests=2000, cost_max_s=8.0,
+                                            guess_from_earlier=True)
+
+
+def free_threading_cores(usable: int | None = None) -> tuple[int, ...]:
+    """The server core counts of the free-threading preset on this machine: 1 and 2, and half the machine where
+    that is more (a count equal to every usable core runs unpinned, the load tool sharing the cores)."""
+    n = usable or usable_cores()
+    counts = [c for c in (1, 2) if c <= n] + ([n // 2] if n // 2 > 2 else [])
+    return tuple(counts)
+
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("hello-ladder", "the hello route up the ladder: stdlib, stdlib threaded, tornado, sanic, Go net/http",
@@ -127,7 +158,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
                   "not requests/s",)),
     Preset("one-core", "Gin against Flask on gevent with one worker, the server pinned to one core",
            servers="gin,flask_gevent", ops="hello", tool="wrk", connections=(50, 100, 200),
-           duration_s=10.0, workers=1, server_cores=1, repeats=3,
+           duration_s=10.0, workers=1, server_cores=(1,), repeats=3,
            notes=("taskset puts the server on one core and the load tool on the others",)),
     Preset("framework-share", "server alone vs server + Flask vs server + Falcon: hello and json on "
                               "gunicorn sync, gunicorn gevent and gevent",
@@ -169,19 +200,26 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
                   "protocols; a server without one (twisted: no h2c) is left out of it, with the reason",
                   "over HTTP/2 vegeta's requests are streams of one connection (Go's transport); the closed loop "
                   "with streams per connection is --tool h2load --streams N (docs/benchmarks.md)")),
-    *(Preset(f"free-threaded-{cores}core", f"each stack on the GIL build and on free-threaded CPython 3.13t "
-                                           f"(<entry>_ft), threads against processes, the server on {cores} "
-                                           f"core{'s' if cores > 1 else ''}: capacity, CPU per request, memory",
-             servers=FREE_THREADED_STACKS, ops="hello,json,redis-pooled", tool="vegeta", capacity=True,
-             server_cores=cores if cores == 1 else None, pin=cores == 1, repeats=3,
-             notes=("flask_gunicorn is the processes baseline (one process per core, no threads); the _ft "
-                    "entries run on .venv-ft (./setup.sh --free-threaded) and check the GIL is off in every "
-                    "request: a step where it came back is void and names the module",
-                    "memory per worker: the server's peak RSS over its workers (granian's _ft workers are "
-                    "threads of one process)", "docs/free-threading.md reads the two presets side by side",
-                    *(() if cores == 1 else ("two server cores on a 2-core machine: unpinned, the load tool "
-                                             "shares them (its CPU is checked: a step where it was the bound is void)",))))
-      for cores in (1, 2)),
+    Preset("free-threading", "the free-threading answer, controlled: each free-threaded stack (3.13t) against its "
+                             "base entry on the GIL twin (CPython 3.13 with the GIL, the same source, flags and "
+                             "package versions) and on the default interpreter, threads of one process against "
+                             "processes at equal cores, on 1 and 2 server cores: capacity, CPU per request, memory",
+           servers=FREE_THREADING_STACKS, ops=FREE_THREADING_OPS, tool="vegeta", capacity=True, repeats=3,
+           server_cores=free_threading_cores(), interpreters=(interpreters.GIL_TWIN, interpreters.GIL),
+           equal_cores=True, ramp=FREE_THREADING_RAMP,
+           notes=("needs ./setup.sh --gil-twin (3.13t, its GIL twin and their venvs); run it on a quiet machine: "
+                  "docs/free-threading.md is written from it by `./bench.sh free-threading RESULTS` and refuses "
+                  "to draw a conclusion from a run that shared the machine",
+                  "workers at equal cores: gunicorn gthread on 3.13t one process (16 threads), on the GIL one "
+                  "process per core (16 threads each); granian one worker per core on both (threads of one "
+                  "process on 3.13t, processes on the GIL)",
+                  "the ramps: 1.5 s steps after a 0.5 s warm-up (longer below 667/s: 1,000 requests for the "
+                  "p99), a ladder x2 from 250/s, bisection to 10 %, no second look at a failing rung (the "
+                  "repeats are); later repeats start from the first one's capacity",
+                  "memory: each stack's PSS (shared pages split among its processes) at the common rate",
+                  *(("the count equal to every usable core runs unpinned: the load tool and the backends share "
+                     "those cores (the tool's CPU is checked: a step it bounded is void)",)
+                    if usable_cores() in free_threading_cores() else ()))),
 )}
 
 

@@ -12,6 +12,7 @@ from typing import Callable
 from bench import capacity_report, rounds, significance
 from bench.model import Failure, Pair, Report, Row, Session
 from harness import machine, pinning
+from servers.core import interpreters
 
 NOTE = ("Latencies are in ms from the tool's own histogram or percentiles (– where the tool gives none: "
         "ab and hey have no p99.9). errors are requests without an answer (connect, read, write, timeout, "
@@ -30,7 +31,7 @@ CO_NOTE = (f"{CO_MARK} coordinated omission: a closed-loop tool (wrk, ab, hey, l
            "request only after the last answer, so while the server stalls it stops sending and never times "
            "the requests it should have sent: these percentiles understate the tail (wrk's are its own "
            "after-the-run estimate) and are never used for capacity.")
-NUMERIC = ("req", "p", "max", "mean", "cpu", "rss", "rate", "capacity", "offered", "sent", "achieved", "tool",
+NUMERIC = ("req", "p", "max", "mean", "cpu", "rss", "pss", "rate", "capacity", "offered", "sent", "achieved", "tool",
            "open", "common", "first", "ramp", "measured")  # right-aligned columns start so
 
 
@@ -214,6 +215,10 @@ def load_lines(report: Report) -> list[str]:
     low, median, high = f.pct
     lines = [f"- foreign load (CPU of processes that are not the benchmark, its tool, the server or the local "
              f"backends, % of the machine): median {median:.0f}%, max {high:.0f}% over {f.measured} measurements"]
+    q = report.quiet
+    if q is not None and q.measured:
+        lines.append("- the machine: " + ("quiet (others took at most a few percent of it)" if q.quiet
+                                          else "**shared** with other work: " + "; ".join(q.reasons)))
     if f.reruns:
         cleared = sum(1 for _, after in f.reruns if after is not None and not after.void_reasons)
         lines.append(f"- void steps measured again: {len(f.reruns)}, {cleared} of them no longer void on the second "
@@ -248,6 +253,10 @@ def context(s: Session, report: Report | None = None) -> list[str]:
         lines.append(f"- target: {s.target} (started elsewhere: no server CPU or RSS)")
     if s.preset:
         lines.append(f"- preset: {s.preset}")
+    if s.interpreters:
+        lines.append("- interpreters (as each server's process said at its start): " + "; ".join(
+            f"{interpreters.INTERPRETERS[key].label if key in interpreters.INTERPRETERS else key} = {said}"
+            for key, said in s.interpreters.items()))
     if s.repeats > 1:
         lines.append("- req/s and latencies are medians over the repeats; spread is ±half the min–max range")
         if s.rounds_order:

@@ -53,13 +53,19 @@ class Runner:
         self.out.mkdir(parents=True, exist_ok=True)
         needed = self.plan.backends()
         session = BackendSession(needed, self.out / "backends", s.users, s.mongo_url, s.redis_url)
-        pins = pinning.plan(s.pin, s.server_cores, local_server=not s.target, backends=bool(session.to_start))
+        # one pinning per number of server cores of the plan (the cores axis; None: the run's default)
+        self.placements = {cores: pinning.plan(s.pin, cores, local_server=not s.target, backends=bool(session.to_start))
+                           for cores in dict.fromkeys(group.cores for group in self.plan.entries)}
+        pins = next(iter(self.placements.values()), None) or pinning.plan(s.pin, None, local_server=not s.target)
         session.cpus = pins.backend_cpus
+        self.session = session
         ledger = Ledger(tool=self.tool, tool_version=self.tool.version(), pinning=pins,
                         machine=machine.describe(), out=self.out, results_file=self.out / "results.jsonl")
         self.progress.start(len(self.plan.runs))
         self.progress.note(f"{len(self.plan.runs)} runs of {len(self.plan.entries)} stacks with {self.tool.name} "
-                           f"{ledger.tool_version}; {pins.describe()}")
+                           f"{ledger.tool_version}; " + "; ".join(
+                               (f"{cores} server core{'s' if cores > 1 else ''}: " if cores else "") + p.describe()
+                               for cores, p in self.placements.items()))
         if self.plan.runs and getattr(self.tool, "announce", None):
             announcement = self.tool.announce(load_spec(s, self.plan.runs[0], s.target or "http://HOST", "announce",
                                                         self.out / "work"))
@@ -83,10 +89,13 @@ class Runner:
             steps = Steps(s, ledger, self.progress, probe=probe, ceilings=Ceilings(urls, s.users, self.progress.note),
                           backend_urls=urls, backend_pids=session.pids)
             ramper = Ramper(steps, s)
-            for protocol in dict.fromkeys(run.protocol for run in self.plan.runs if run.mode):
-                ramper.calibrate(protocol)  # the tool's own limit on each protocol (TLS costs the tool too)
+            for protocol, cores in dict.fromkeys((run.protocol, run.cores) for run in self.plan.runs if run.mode):
+                # the tool's own limit on each protocol (TLS costs the tool too) and placement (its cores)
+                self.place(steps, cores)
+                ramper.calibrate(protocol, cores)
             for stint in rounds.schedule(self.plan):
                 group, runs = stint.group, stint.runs
+                self.place(steps, group.cores)
                 if backend_failure:  # recorded as failed; the entry still runs its other routes
                     for run in runs:
                         if catalog.backend_of(run.operation):
@@ -94,7 +103,7 @@ class Runner:
                     runs = [r for r in runs if not catalog.backend_of(r.operation)]
                 if runs:
                     self.run_entry(steps, ramper, group.entry, group.workers, runs, session, group.notes,
-                                   group.protocol)
+                                   group.protocol, group.interpreter)
             self.cost_pass(steps, ramper, session)
             foreign = capacity.foreign_load(ledger.results)
             if foreign is not None:
@@ -105,6 +114,21 @@ class Runner:
             session.stop()
             self.progress.stop()
         return ledger.results
+
+    def place(self, steps: Steps, cores: int | None) -> None:
+        """The pinning of a number of server cores for the steps that follow (the cores axis); the local
+        backends follow the server's cores where they share them (harness/pinning.py)."""
+        pins = self.placements.get(cores)
+        if pins is None or pins is steps.ledger.pinning:
+            return
+        moved = pins.backend_cpus != steps.ledger.pinning.backend_cpus
+        steps.ledger.pinning = pins
+        if moved and self.session.pids():
+            cpus = pins.backend_cpus or pinning.usable_cpus()
+            for pid in self.session.pids():
+                pinning.pin_tree(pid, cpus)
+            self.progress.note(f"local backends now on cpu {pinning.cpu_list(cpus)}"
+                               + (f" ({cores} server cores)" if cores else ""))
 
     def cost_pass(self, steps: Steps, ramper: Ramper, session: BackendSession) -> None:
         """After every ramp: each stack once more at its operation's common rate (capacity.common_rate,
@@ -117,17 +141,20 @@ class Runner:
         stacks: dict[tuple, list[RunSpec]] = {}
         for run in self.plan.runs:
             if run.mode == "capacity" and run.repeat == 0 and rates.get(run.operation):
-                stacks.setdefault((run.entry.name, run.workers, run.protocol), []).extend(
+                stacks.setdefault((run.entry.name, run.workers, run.protocol, run.interpreter, run.cores), []).extend(
                     replace(run, mode="cost", rate=rates[run.operation], keepalive=keepalive) for keepalive in passes)
         if stacks:
             self.progress.note("cost per request at the common rate: "
                                + ", ".join(f"{op} {rate:,.0f}/s" for op, rate in rates.items() if rate)
                                + ("; kept connections and a connection per request" if len(passes) > 1 else ""))
         for runs in stacks.values():
-            self.run_entry(steps, ramper, runs[0].entry, runs[0].workers, runs, session, [], runs[0].protocol)
+            self.place(steps, runs[0].cores)
+            self.run_entry(steps, ramper, runs[0].entry, runs[0].workers, runs, session, [], runs[0].protocol,
+                           runs[0].interpreter)
 
     def run_entry(self, steps: Steps, ramper: Ramper, entry, workers: int | None, runs: list[RunSpec],
-                  session: BackendSession, notes: list[str], protocol: str = protocols.DEFAULT) -> None:
+                  session: BackendSession, notes: list[str], protocol: str = protocols.DEFAULT,
+                  interpreter: str = "") -> None:
         s = self.settings
         server: EntryProcess | None = None
         target = Target(s.target.rstrip("/"), None, notes)
@@ -136,10 +163,11 @@ class Runner:
                 args = ["--port", str(free_port()), *session.server_flags(), *protocols.get(protocol).server_flags()]
                 if workers is not None:
                     args += ["--workers", str(workers)]
-                server = EntryProcess(entry.name, args, self.out / "logs" / f"{entry.name}.log",
-                                      prefix=steps.ledger.pinning.server_prefix())
-                self.progress.note(f"starting {entry.name}" + (f" ({protocol})" if protocol != protocols.DEFAULT
-                                                                  else "") + " ...")
+                log = "-".join(filter(None, (entry.name, interpreter if entry.language == "python" else "")))
+                server = EntryProcess(entry.name, args, self.out / "logs" / f"{log}.log",
+                                      prefix=steps.ledger.pinning.server_prefix(), interpreter=interpreter or None)
+                self.progress.note(f"starting {runs[0].stack}" + (f" ({protocol})" if protocol != protocols.DEFAULT
+                                                                    else "") + " ...")
                 try:
                     server.start()
                 except (EntryFailed, OSError) as exc:
@@ -162,8 +190,11 @@ class Runner:
                 if run.mode == "cost":
                     ramper.cost(run, target)
                 elif run.mode:  # a capacity ramp: its steps warm up themselves
-                    ramper.ramp(run, target, guess=capacity.knee_guess(steps.ledger.results, entry.name,
-                                                                       run.operation))
+                    guess = capacity.knee_guess(steps.ledger.results, entry.name, run.operation, run.interpreter,
+                                                run.cores)
+                    if guess is None and s.ramp.guess_from_earlier:
+                        guess = capacity.earlier_capacity(steps.ledger.results, run)
+                    ramper.ramp(run, target, guess=guess)
                 else:
                     if run.group not in warmed and s.warmup_s > 0:
                         warmed.add(run.group)

@@ -34,6 +34,17 @@ class Result:
     dev_only_reason: str = ""
     caveats: list[str] = field(default_factory=list)  # the catalog's known limitations of the stack
     workers: int | None = None
+    # the interpreter axis (servers/core/interpreters.py): the key of what the server ran on ("" for Go, a
+    # --target, files written before the axis), and what the server's own process said it runs on (its launcher
+    # checks the key: version, build "gil" or "free-threaded", GIL "on" or "off" at start, executable)
+    interpreter: str = ""
+    interpreter_facts: dict = field(default_factory=dict)
+    # the cores the server ran on: the cores axis's count, else its pinned cores (all usable ones unpinned)
+    server_cores: int | None = None
+    # the server's proportional set size (shared pages split among the processes that map them), summed over
+    # its process tree, at its peak: the memory the stack takes, where RSS counts a forked worker's shared
+    # pages once per worker (bench/sampler.py)
+    server_peak_pss_mb: float | None = None
     # the route
     operation: str = ""
     path: str = ""
@@ -153,7 +164,25 @@ class Result:
     @classmethod
     def from_dict(cls, data: dict) -> "Result":
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        return cls(**{k: v for k, v in _before_the_axes(data).items() if k in known})
+
+
+def _before_the_axes(data: dict) -> dict:
+    """A line written before the interpreter and cores axes, given what it meant, so that it compares with a
+    newer one (bench compare): a Python entry started here ran on its own interpreter, on the cores its pinning
+    gave the server (all of the machine's usable ones unpinned)."""
+    if "server_cores" in data or not data.get("machine"):
+        return data
+    data = dict(data)
+    pins = data.get("pinning") or {}
+    data["server_cores"] = (len(pins["server_cpus"]) if pins.get("enabled") and pins.get("server_cpus")
+                            else data["machine"].get("usable_cores"))
+    if data.get("language") == "python" and not data.get("target") and not data.get("interpreter"):
+        from servers.core import catalog  # the catalog reads the specs: only for old lines
+
+        entry = catalog.BY_NAME.get(data.get("entrypoint", ""))
+        data["interpreter"] = entry.interpreter if entry is not None else ""
+    return data
 
 
 def append(path: Path, result: Result) -> None:

@@ -28,6 +28,7 @@ from loadtools import LoadSpec, Tool
 from loadtools import get as get_tool
 from loadtools.openloop import OpenLoop, parse_csv
 from processes.bounded import run_bounded
+from servers.core.cores import usable_cores
 
 RAW_LIMIT = 1_000_000  # characters kept of each raw output section
 
@@ -107,6 +108,9 @@ class Steps:
             model=entry.model, tags=list(entry.tags), dev_only=entry.dev_only,
             dev_only_reason=entry.dev_only_reason, caveats=list(entry.caveat_texts),
             workers=server.workers if server is not None and server.workers is not None else run.workers,
+            interpreter=run.interpreter, interpreter_facts=server.interpreter_facts() if server is not None else {},
+            server_cores=run.cores or (len(ledger.pinning.server_cpus) if ledger.pinning.enabled
+                                       and ledger.pinning.server_cpus else usable_cores()),
             operation=run.operation, path=run.path, tool=run.tool, tool_version=ledger.tool_version,
             connections=run.connections if not run.rate else None, streams=run.streams if not run.rate else None,
             threads=threads, rate=run.rate, loop=run.loop, keepalive=run.keepalive, protocol=run.protocol,
@@ -115,7 +119,8 @@ class Steps:
             pinning=ledger.pinning.as_dict(), machine=ledger.machine,
             backends=hosts.backends_of(run.operation, self.backend_urls),
             # a server started elsewhere may run other versions than this checkout has installed
-            versions=versions.for_entry(entry.name, http2=protocols.get(run.protocol).http2) if not s.target else {},
+            versions=versions.for_entry(entry.name, run.interpreter or None, http2=protocols.get(run.protocol).http2)
+            if not s.target else {},
             preset=s.preset, repeat=run.repeat, repeats=run.repeats, timestamp=now(),
             rounds_order=s.rounds_order, sequence=ledger.index,
             notes=list(target.notes) + (["server started elsewhere: no CPU or RSS, versions unknown"]
@@ -127,6 +132,7 @@ class Steps:
             with TreeSampler(target.server.pid) as sampler, watch:
                 done = run_bounded(argv, timeout=timeout)
             result.server_cpu_s, result.server_peak_rss_mb = sampler.cpu_s, sampler.peak_rss_mb
+            result.server_peak_pss_mb = sampler.peak_pss_mb
         else:
             with watch:
                 done = run_bounded(argv, timeout=timeout)

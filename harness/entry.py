@@ -2,7 +2,9 @@
 once it prints its ready line, stopped with its whole process tree (processes.tree).
 
 bench, anatomy and the tests never import an entrypoint: they run the same argv compose uses,
-optionally under a prefix (`taskset`), in a session of its own, with stderr to a log.
+optionally under a prefix (`taskset`), in a session of its own, with stderr to a log. Given an interpreter
+(the benchmark's interpreter axis), the entry runs on that one's Python and is told so; it checks it and
+says what it runs on (interpreter_facts).
 """
 from __future__ import annotations
 
@@ -20,8 +22,8 @@ import psutil
 from processes import tree as proctree
 from processes.bounded import spawning
 from processes.gobuild import GoBuildError
-from servers.core import ready_line
-from servers.core.command import FreeThreadedMissing, command
+from servers.core import interpreters, ready_line
+from servers.core.command import InterpreterMissing, command, environment
 from servers.core.ready_line import ReadyLine
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,12 +74,15 @@ class EntryProcess:
     """
 
     def __init__(self, name: str, args: list[str], log: Path | None = None, prefix: list[str] | None = None,
-                 env: dict[str, str] | None = None):
+                 env: dict[str, str] | None = None, interpreter: str | None = None):
         self.name = name
         self.args = list(args)
         self.log = log
         self.prefix = prefix or []
-        self.env = {**os.environ, **(env or {})}
+        self.interpreter = interpreter  # None: the entry's own, and the process is not asked to say it
+        told = environment(name, interpreter) if interpreter is not None else {}
+        self.env = {**os.environ, **(env or {}), **told}
+        self._facts: dict | None = None  # read once: the launcher says it before its ready line
         self.proc: subprocess.Popen | None = None
         self.ready: ReadyLine | None = None
         self.stdout_lines: list[str] = []
@@ -101,14 +106,14 @@ class EntryProcess:
         return self.proc is not None and self.proc.poll() is None
 
     def command(self) -> list[str]:
-        return [*self.prefix, *command(self.name, self.args)]  # builds a Go entry on first use
+        return [*self.prefix, *command(self.name, self.args, self.interpreter)]  # builds a Go entry on first use
 
     def start(self, timeout: float = START_TIMEOUT) -> "EntryProcess":
         try:
             argv = self.command()
         except GoBuildError as exc:
             raise EntryFailed(f"{self.name} did not build: {exc}") from None
-        except FreeThreadedMissing as exc:
+        except (InterpreterMissing, ValueError) as exc:
             raise EntryFailed(str(exc)) from None
         if self.log is not None:
             self.log.parent.mkdir(parents=True, exist_ok=True)
@@ -142,6 +147,13 @@ class EntryProcess:
         except (OSError, ValueError):
             return ""
         return text[-limit:]
+
+    def interpreter_facts(self) -> dict:
+        """What the entry said it runs on (servers/core/launch.py, when started with an interpreter): key,
+        version, build, GIL on or off at start, executable; {} when it said nothing."""
+        if self._facts is None and self.ready is not None:
+            self._facts = interpreters.said(self.stderr_text(1 << 20)) or {}
+        return self._facts or {}
 
     def stderr_tail(self) -> str:
         """What went wrong, in one line: a traceback's last frame and exception, else the last lines."""

@@ -57,8 +57,9 @@ class Pinning:
 
 def plan(requested: bool, server_cores: int | None = None, local_server: bool = True,
          backends: bool = False) -> Pinning:
-    """The pinning to use: requested (--pin/--no-pin), server_cores (default half of the cores), and
-    whether local backends are started (backends: they are placed, see the module's docstring)."""
+    """The pinning to use: requested (--pin/--no-pin), server_cores (default half of the cores; all of them:
+    no pinning, the tool shares them), and whether local backends are started (backends: they are placed, see
+    the module's docstring)."""
     cpus = usable_cpus()
     if not requested:
         return Pinning(False, reason="--no-pin")
@@ -68,6 +69,9 @@ def plan(requested: bool, server_cores: int | None = None, local_server: bool = 
         return Pinning(False, reason="taskset not found (apt-get install util-linux)")
     if not local_server:  # --target: only the load tool is ours to pin
         return Pinning(True, [], cpus, method="taskset", reason="server started elsewhere")
+    if server_cores and server_cores >= len(cpus):  # the server on every core: nothing is left for the tool
+        return Pinning(False, reason=f"the server on all {len(cpus)} usable cores: the load tool and the backends "
+                                     f"share them")
     count = server_cores or len(cpus) // 2
     count = max(1, min(count, len(cpus) - 1))
     server, tool = cpus[:count], cpus[count:]

@@ -1,5 +1,6 @@
 """Versions of what a stack runs (the catalog's Entry.packages): its framework, server and driver
-packages (importlib.metadata), or for a Go entry the module versions in servers/go/go.mod and the
+packages (importlib.metadata; asked of the interpreter's own Python for one in a virtualenv of its own:
+.venv-ft, the GIL twin's .venv-313), or for a Go entry the module versions in servers/go/go.mod and the
 Go toolchain.
 """
 from __future__ import annotations
@@ -42,29 +43,33 @@ def go_version() -> str:
     return out.strip()
 
 
-_FT_VERSIONS = ("import json, platform; from importlib import metadata; print(json.dumps({'python': "
-                "platform.python_version() + 't', **{d.metadata['Name'].lower(): d.version for d in metadata.distributions()}}))")
+_VENV_VERSIONS = ("import json, platform, sysconfig; from importlib import metadata; print(json.dumps({'python': "
+                  "platform.python_version() + ('t' if sysconfig.get_config_var('Py_GIL_DISABLED') else ''), "
+                  "**{d.metadata['Name'].lower(): d.version for d in metadata.distributions()}}))")
 
 
-@functools.lru_cache(maxsize=1)
-def free_threaded_versions() -> dict[str, str]:
-    """Every distribution of the free-threaded venv (.venv-ft) and its Python, asked of that interpreter."""
-    python = interpreters.python(interpreters.FREE_THREADED)
+@functools.lru_cache(maxsize=None)
+def venv_versions(interpreter: str) -> dict[str, str]:
+    """Every distribution of an interpreter's virtualenv and its Python ('3.13.5t' on a free-threaded build),
+    asked of that interpreter ({} where it is not set up)."""
+    python = interpreters.python(interpreter)
     try:
-        out = subprocess.run([str(python), "-c", _FT_VERSIONS], capture_output=True, text=True, timeout=60).stdout
+        out = subprocess.run([str(python), "-c", _VENV_VERSIONS], capture_output=True, text=True, timeout=60).stdout
         return json.loads(out)
     except (OSError, subprocess.TimeoutExpired, ValueError):
         return {}
 
 
 @functools.lru_cache(maxsize=None)
-def for_entry(name: str, http2: bool = False) -> dict[str, str]:
-    """The versions of what the entry runs; with http2, of its server's HTTP/2 framing packages too (Http2.packages:
-    h2, hpack, hyperframe, zttp, ...), which an HTTP/1.1 run does not use."""
-    entry = catalog.get(name)
+def for_entry(name: str, interpreter: str | None = None, http2: bool = False) -> dict[str, str]:
+    """The versions of what entry NAME runs, on its own interpreter or the one given (the benchmark's axis); with
+    http2, of its server's HTTP/2 framing packages too (Http2.packages: h2, hpack, hyperframe, zttp, ...), which an
+    HTTP/1.1 run does not use."""
+    key = interpreter or catalog.get(name).interpreter
+    entry = catalog.on_interpreter(catalog.get(name), key)
     packages = (*entry.packages, *(entry.http2.packages if http2 else ()))
-    if entry.free_threaded:
-        installed = free_threaded_versions()
+    if entry.language == "python" and interpreters.get(key).venv is not None:
+        installed = venv_versions(key)
         return {k: installed[k] for k in ("python", *packages) if k in installed}
     if entry.language == "go":
         requires = go_mod_requires()

@@ -256,12 +256,19 @@ def _entries() -> tuple[Entry, ...]:
     return tuple(entries)
 
 
-def _free_threaded(entry: Entry) -> Entry:
-    """The entry on free-threaded CPython 3.13t: same app and server, run by .venv-ft's Python; its Redis
-    routes on redis-py's pure-Python parser where hiredis does not keep the GIL off there (the set-up's record)."""
+def _free_threaded_redis_client(entry: Entry) -> str:
+    """The Redis client an entry's free-threaded variant runs: redis-py's pure-Python parser where hiredis does not
+    keep the GIL off on 3.13t (the set-up's record), else the default."""
     client = redis_clients.DEFAULT
     if entry.serves(REDIS_OPS) and not all(interpreters.kept_off(p) for p in redis_clients.get(client).packages):
         client = redis_clients.PURE_PYTHON
+    return client
+
+
+def _free_threaded(entry: Entry) -> Entry:
+    """The entry on free-threaded CPython 3.13t: same app and server, run by .venv-ft's Python; its Redis
+    routes on redis-py's pure-Python parser where hiredis does not keep the GIL off there (the set-up's record)."""
+    client = _free_threaded_redis_client(entry)
     description = f"{entry.description}, on free-threaded CPython 3.13t (no GIL)"
     if client != entry.redis_client:
         description += f"; the Redis routes on {redis_clients.get(client).title}"
@@ -295,6 +302,16 @@ BY_NAME: dict[str, Entry] = {e.name: e for e in ENTRIES}
 # (GitHub repository, tag of version v, package folder)), as the spec modules declare them.
 EXTRAS: dict[str, tuple[str, ...]] = _merged("EXTRAS")
 SOURCES: dict[str, tuple[str, str, str]] = _merged("SOURCES")
+
+
+def on_interpreter(entry: Entry, interpreter: str) -> Entry:
+    """The entry as it runs on an interpreter with the GIL other than its own (the benchmark's interpreter axis):
+    on the GIL twin, whose virtualenv holds .venv-ft's distributions and nothing else, its Redis routes run the
+    client its free-threaded variant runs (no hiredis there), so that the two stacks differ by the GIL alone."""
+    if (interpreter != interpreters.GIL_TWIN or entry.language != "python" or entry.free_threaded
+            or entry.redis_client != redis_clients.DEFAULT):
+        return entry
+    return replace(entry, redis_client=_free_threaded_redis_client(entry))
 
 
 def get(name: str) -> Entry:

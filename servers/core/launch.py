@@ -4,12 +4,15 @@ An entrypoint calls launch(name); the catalog says which app and which server ad
 that stack, and both are imported only here, after the flags are checked, so that gevent's
 monkey-patching (done by its adapter) comes before any framework or driver is imported.
 A free-threaded entry (<entry>_ft) started by a Python with the GIL re-executes itself on .venv-ft's
-Python, so `python -m servers.NAME` runs every entry as written.
+Python, so `python -m servers.NAME` runs every entry as written. A process told which interpreter it must
+run on (servers.core.command.environment: the benchmark's interpreter axis) checks it does, and says on
+stderr what it runs on (interpreters.MARKER), before any server or app is imported.
 """
 from __future__ import annotations
 
 import argparse
 import errno
+import json
 import logging
 import os
 import socket
@@ -200,6 +203,21 @@ def run_on_free_threaded(entry: catalog.Entry, argv: list[str]) -> NoReturn:
     os.execve(python, [str(python), "-m", entry.module, *argv], {**os.environ, "PYTHONPATH": path})
 
 
+def check_interpreter(entry: catalog.Entry) -> None:
+    """Where the starter said which interpreter this process must be (interpreters.ENV), fail with exit 2
+    unless it is that one, and say what it runs on (one line on stderr, read into the benchmark's results)."""
+    asked = os.environ.get(interpreters.ENV)
+    if not asked:
+        return
+    if asked not in interpreters.INTERPRETERS:
+        fail(f"{interpreters.ENV}={asked!r}: expected one of {', '.join(interpreters.INTERPRETERS)}")
+    facts = interpreters.running()
+    if why := interpreters.mismatch(asked, facts):
+        fail(f"{entry.name} was started for {asked} on {sys.executable}, which is not it ({why}): "
+             f"run {interpreters.get(asked).setup_hint}")
+    print(f"{interpreters.MARKER} {json.dumps({'key': asked, **facts})}", file=sys.stderr, flush=True)
+
+
 def launch(name: str, argv: list[str] | None = None) -> None:
     gil_guard.watch()  # before any server or app is imported: which module takes the GIL back
     entry = catalog.get(name)
@@ -207,6 +225,9 @@ def launch(name: str, argv: list[str] | None = None) -> None:
         fail(f"{name} is a {entry.language} entry: start it with `python -m servers.run {name}`")
     if entry.free_threaded and not sysconfig.get_config_var("Py_GIL_DISABLED"):
         run_on_free_threaded(entry, sys.argv[1:] if argv is None else argv)
+    check_interpreter(entry)
+    # on the GIL twin the entry runs what its free-threaded variant runs (catalog.on_interpreter)
+    entry = catalog.on_interpreter(entry, os.environ.get(interpreters.ENV) or interpreters.current())
     options = parse_options(entry, argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)  # errors only; no access log
     check_port_free(options.host, options.port)

@@ -98,7 +98,7 @@ def test_preset_details():
     rate = presets.get("constant-rate-wsgi").settings()
     assert rate.tool == "vegeta" and rate.rates == [550.0] and len(rate.servers) == 8
     one = presets.get("one-core").settings()
-    assert one.workers == 1 and one.server_cores == 1 and one.connections == [50, 100, 200]
+    assert one.workers == 1 and one.server_cores == [1] and one.connections == [50, 100, 200]
     assert presets.get("redis-get").settings().ops == ["redis-pooled"]
 
 

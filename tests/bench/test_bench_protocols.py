@@ -48,7 +48,7 @@ def test_the_model_puts_each_stack_on_h1_and_tls_side_by_side():
     report = model.build(session())
     assert [a.key for a in report.answers] == ["hello", "hello h1-tls"]
     assert report.common_rates == {"hello": 500}  # one rate for both protocols: they compare there
-    assert report.tool_limits == {"h1": 20000, "h1-tls": 9000}
+    assert report.tool_limits == {("h1", None): 20000, ("h1-tls", None): 9000}  # (protocol, server cores)
     tls_answer = report.answers[1]
     assert [s.entrypoint for s in tls_answer.ranked] == ["b", "a"]  # ranked within the protocol
     costs = {p.entrypoint: p for p in report.protocol_costs}
