@@ -189,7 +189,7 @@ def test_the_report_shows_the_protocol_as_an_axis():
     (row,) = [r for r in report.protocol_axis if r.entrypoint == "a"]
     assert list(row.cells) == ["h1", "h1-tls", "h2", "h2c"]  # the axis's order, whatever the order measured
     assert [row.cells[p].value for p in row.cells] == [2000, 1000, 1500, 2500]
-    assert report.tool_limits["h2c"] == 18000
+    assert report.tool_limits[("h2c", None)] == 18000
     costs = {p.other.protocol: p for p in report.protocol_costs if p.entrypoint == "a"}
     assert costs["h2c"].extra_us_per_request == pytest.approx(-10)  # HTTP/2 in cleartext cheaper here
     md = results_md.render(report)
