@@ -99,6 +99,8 @@ def pytest_collection_modifyitems(config, items):
             names = _entry_params(item)
             if item.get_closest_marker("alone"):
                 groups[item.nodeid] = alone.GROUP
+            elif item.get_closest_marker("compose"):  # one podman and one compose project for all of them
+                groups[item.nodeid] = "compose"
             elif names:
                 groups[item.nodeid] = names[0]
         scheduling.write(rundir.path(), worker, groups)
