@@ -2,18 +2,20 @@
 prior knowledge), each run on the server's parser owner (catalog.parser_owner): HTTP/2 framing, HPACK and
 the stream state machine are the server's, never the app's, so one entry stands for every stack of it.
 
-Which servers speak h2, and in which modes, is the server's fact. Until the spec field of the h2serve
-branch lands, SPEAKS_H2 below says what each server does with no flag at all, as measured here on the
-installed versions (an ALPN offer of h2 and http/1.1 on its HTTPS port, a client preface on its plain
-port; tests/test_h2grid_run.py checks it): Hypercorn and granian (its default `--http auto`) in both
-modes, twisted.web over TLS (with h2 and priority installed), Go's net/http over TLS (ServeTLS's bundled
-HTTP/2). Every other server answers the preface as an HTTP/1.1 request and selects no h2 by ALPN.
+Which servers speak h2, and in which modes, is the server's fact: its spec's Http2 (servers/core/specs.py).
+The grid takes the modes each serves with no flag at all (`Http2.default`), as a deployment left as its docs
+configure it does; tests/test_h2grid_run.py checks them on the installed versions (an ALPN offer of h2 and
+http/1.1 on its HTTPS port, a client preface on its plain port): Hypercorn and granian (its default
+`--http auto`) in both modes, twisted.web over TLS (with h2 and priority installed), Go's net/http over TLS
+(ServeTLS's bundled HTTP/2). The servers whose HTTP/2 is behind --http2 (gunicorn's gthread, gevent and ASGI
+workers, uvicorn's zttp) are not in the grid yet.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from servers.core import catalog, interpreters
+from servers.core.specs import ALPN, PRIOR_KNOWLEDGE
 
 
 @dataclass(frozen=True)
@@ -42,15 +44,27 @@ class Speaks:
     libraries: tuple[str, ...]
 
 
-# Provisional (see the docstring): server name -> how it speaks h2 with no flag.
-_GRANIAN = Speaks((H2, H2C), ("granian", "h2-rust", "hyper"))
-_TWISTED = Speaks((H2,), ("twisted", "h2", "hpack", "priority"))
-SPEAKS_H2: dict[str, Speaks] = {
-    "hypercorn": Speaks((H2, H2C), ("hypercorn", "h2", "hpack", "priority")),
-    "granian-wsgi": _GRANIAN, "granian-asgi": _GRANIAN, "granian-rsgi": _GRANIAN,
-    "twisted": _TWISTED, "twisted-wsgi": _TWISTED,
-    "net/http": Speaks((H2,), ("go",)),
-}
+# Which libraries' versions a record keeps for each server's HTTP/2 (keys of LIBRARIES, below): granian's come
+# from the Rust crates compiled into it, which its spec's Http2.packages (Python distributions) cannot name.
+_HYPER_RUST = ("granian", "h2-rust", "hyper")
+_PYTHON_H2 = ("h2", "hpack", "priority")
+_VERSIONED = {"hypercorn": ("hypercorn", *_PYTHON_H2), "granian-wsgi": _HYPER_RUST, "granian-asgi": _HYPER_RUST,
+              "granian-rsgi": _HYPER_RUST, "twisted": ("twisted", *_PYTHON_H2), "twisted-wsgi": ("twisted", *_PYTHON_H2),
+              "net/http": ("go",)}
+_MODE_OF = {ALPN: H2, PRIOR_KNOWLEDGE: H2C}  # an h2c upgrade needs an HTTP/1.1 request first: not a grid mode
+
+
+def _speaks() -> dict[str, Speaks]:
+    """server name -> how it speaks h2 with no flag (its spec's Http2.default), for the servers that do."""
+    found = {}
+    for server in catalog.SERVERS.values():
+        modes = tuple(_MODE_OF[m] for m in (ALPN, PRIOR_KNOWLEDGE) if m in server.http2.default)
+        if modes:
+            found[server.name] = Speaks(modes, _VERSIONED[server.name])
+    return found
+
+
+SPEAKS_H2: dict[str, Speaks] = _speaks()
 
 # The HTTP/2 libraries: key -> (what it is, where its version comes from: a Python distribution, a Rust crate
 # compiled into a distribution's extension, or the Go toolchain whose net/http bundles its HTTP/2).

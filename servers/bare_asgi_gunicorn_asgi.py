@@ -28,8 +28,11 @@ soon as its headers are in, so one connection's streams run concurrently on the 
 http2_max_concurrent_streams); h2c only from the peers of forwarded_allow_ips (127.0.0.1 and ::1 by
 default: meant from a proxy on the same host), anyone else served HTTP/1.1.
 
-Caveat: HTTP/1.1: gunicorn's ASGI worker (its own parser, gunicorn/asgi/parser.py) hands an
-absolute-form target to the app as the path (404) and checks no Host [refuse-shape].
+Caveat: HTTP/1.1: gunicorn's ASGI worker (its own parser, gunicorn/asgi/parser.py) checks no Host
+and no trailer field name, hands an absolute-form target to the app as the path (404), refuses
+HTTP/1.2 (400), Transfer-Encoding lists with an empty element (501) and trailers carrying Content-
+Length, Transfer-Encoding or Host (400), and closes instead of reading a body a framework leaves
+unread when it is large or comes after the answer [accepts-invalid, over-strict, not-observed].
 
 Caveat: at 256 keep-alive connections on a busy 2-core machine a request or two wait past 2 s (5 of
 its 8 stacks in the recorded run, other work taking most of the machine).

@@ -20,27 +20,39 @@ for up to 10 s; through cheroot's BuiltinSSLAdapter (server.ssl_adapter).
 No HTTP/2: cheroot speaks HTTP/1.x only: its HTTPRequest parses HTTP/1 request lines, and CherryPy's
 docs leave HTTP/2 to a proxy in front; --http2 is refused.
 
+Caveat: HTTP/1.1 (smuggling-relevant): cheroot reads Content-Length with Python's int() (`+47` and
+`0_47` are taken; `-47` and a 21-digit length make its app's read fail, 500), keeps the last of two
+differing Content-Length lines, takes a field name with whitespace before its colon (`Content-Length
+: 47` frames the body) or with bytes no token has, a method that is no token, an empty Transfer-
+Encoding and one with a vertical tab, chunked twice, ignores Transfer-Encoding on HTTP/1.0 (the
+chunked body is read as the next request), keeps the connection after a request with both Content-
+Length and Transfer-Encoding, checks no Host, hands a NUL target and a body its client cut short to
+the app, and refuses the absolute-form (400) and HTTP/1.2 (505) [desync, accepts-invalid, crash, no-
+close, over-strict].
+
+Caveat: HTTP/1.1 (smuggling-relevant): cheroot's chunked reader (ChunkedRFile, run as the app reads
+the body) takes a chunk size with `0x`, `+`, `-`, `_` or whitespace (int(..., 16)), a bare CR, LF or
+NUL in a chunk line, and invalid trailer names; it answers the body it cannot frame (a missing or
+overflowing size, bad chunk data, a body cut by EOF) with a 500 from the app's read instead of a
+400, and it reads no trailer section, so the trailer's fields are parsed as the next request
+[desync, accepts-invalid, crash].
+
 Caveat: HTTP/1.1 (smuggling-relevant): cheroot reads the unread rest of a Content-Length body before
 it answers, but leaves an unread chunked body on the connection and keeps the connection: when the
 app answers without reading the body (a 404, a 405), cheroot parses the chunk data as the next
-request (a request hidden in it is answered) and never checks its chunk syntax; it also keeps the
-connection after a request with both Content-Length and Transfer-Encoding [desync, no-close, refuse-
-shape].
+request (a request hidden in it is answered) and never checks its chunk syntax; a body its parser
+mis-frames (a negative length, Transfer-Encoding with a vertical tab) is read as requests the same
+way [desync, no-close].
 
-Caveat: HTTP/1.1 (smuggling-relevant): cheroot reads Content-Length with Python's int() (`+47` and
-`0_47` are taken, `-47` reads the body as the next request), keeps the last of two differing
-Content-Length lines, takes a field name with whitespace before its colon (`Content-Length : 47`
-frames the body) or with bytes no token has, an empty Transfer-Encoding and one with a vertical tab,
-checks no Host, hands NUL and 64 KiB targets to the app, and refuses the absolute-form (400) that a
-server must accept [desync, over-strict, refuse-shape].
-
-Caveat: HTTP/1.1 (smuggling-relevant): cheroot answers a request whose first field line starts with
-whitespace with a 500 (an UnboundLocalError in its header reader) where it should refuse it (400)
-[crash].
+Caveat: HTTP/1.1: cheroot answers a request whose first field line starts with whitespace with a 500
+(an UnboundLocalError in its header reader) where it should refuse it (400) [crash].
 
 Caveat: cheroot hands each new connection to a pool thread, which waits up to its 10 s socket
 timeout for the first bytes: more silent connections (browser pre-connects, a load tool's spare
 dials) than threads (16 a process here) stall every other client of that process meanwhile.
+
+Caveat: HTTP/1.1: Falcon answers HEAD 405 where a resource has no on_head responder (RFC 9110 9.1: a
+general-purpose server MUST support HEAD): `HEAD /` is refused [over-strict].
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -28,8 +28,11 @@ soon as its headers are in, so one connection's streams run concurrently on the 
 http2_max_concurrent_streams); h2c only from the peers of forwarded_allow_ips (127.0.0.1 and ::1 by
 default: meant from a proxy on the same host), anyone else served HTTP/1.1.
 
-Caveat: HTTP/1.1: gunicorn's ASGI worker (its own parser, gunicorn/asgi/parser.py) hands an
-absolute-form target to the app as the path (404) and checks no Host [refuse-shape].
+Caveat: HTTP/1.1: gunicorn's ASGI worker (its own parser, gunicorn/asgi/parser.py) checks no Host
+and no trailer field name, hands an absolute-form target to the app as the path (404), refuses
+HTTP/1.2 (400), Transfer-Encoding lists with an empty element (501) and trailers carrying Content-
+Length, Transfer-Encoding or Host (400), and closes instead of reading a body a framework leaves
+unread when it is large or comes after the answer [accepts-invalid, over-strict, not-observed].
 
 Caveat: at 256 keep-alive connections on a busy 2-core machine a request or two wait past 2 s (5 of
 its 8 stacks in the recorded run, other work taking most of the machine).
@@ -37,6 +40,9 @@ its 8 stacks in the recorded run, other work taking most of the machine).
 Caveat: over HTTP/2 gunicorn 27's ASGI worker sends neither Date nor Server: its HTTP/1.1 path adds
 both (gunicorn/asgi/protocol.py _send_response_start), its HTTP/2 path sends the app's headers as
 they are (RFC 9110 6.6.1 asks an origin server with a clock for Date).
+
+Caveat: HTTP/1.1: Litestar answers HEAD 405 on a route declared with @get (a @head handler serves
+it; RFC 9110 9.1: a general-purpose server MUST support HEAD) [over-strict].
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

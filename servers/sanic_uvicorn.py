@@ -37,6 +37,11 @@ upgrade and drops the request after it on that connection, serves HTTP/2.0 and H
 lines and `GET *`, checks no Host, and refuses HTTP/1.2, BWS in a chunk extension, `Transfer-
 Encoding: chunked,` and trailer fields named Content-Length or Transfer-Encoding [desync, accepts-
 invalid, over-strict].
+
+Caveat: HTTP/1.1: Sanic's ASGI app answers HEAD 405 on a route declared with @app.get: the automatic
+HEAD is sanic-ext's HTTP extension (HTTP_AUTO_HEAD), which the app, extended with sanic-ext's
+templating alone, does not turn on (RFC 9110 9.1: a general-purpose server MUST support HEAD) [over-
+strict].
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

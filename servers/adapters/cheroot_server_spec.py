@@ -5,25 +5,34 @@ from servers.core.specs import SSL_MODULE, SSL_NATIVE, SSL_PATHS, WSGI, Caveat, 
 
 # HTTP/1.1 conformance (tests/conformance/known.py says which cases each stands for; the lesson page,
 # docs/servers/cheroot.md, has a reproduction of each defect for upstream).
+_PARSER = Caveat(
+    "cheroot-parser",
+    "HTTP/1.1 (smuggling-relevant): cheroot reads Content-Length with Python's int() (`+47` and `0_47` are taken; "
+    "`-47` and a 21-digit length make its app's read fail, 500), keeps the last of two differing Content-Length "
+    "lines, takes a field name with whitespace before its colon (`Content-Length : 47` frames the body) or with "
+    "bytes no token has, a method that is no token, an empty Transfer-Encoding and one with a vertical tab, "
+    "chunked twice, ignores Transfer-Encoding on HTTP/1.0 (the chunked body is read as the next request), keeps "
+    "the connection after a request with both Content-Length and Transfer-Encoding, checks no Host, hands a NUL "
+    "target and a body its client cut short to the app, and refuses the absolute-form (400) and HTTP/1.2 (505)",
+    effects=("desync", "accepts-invalid", "crash", "no-close", "over-strict"))
+_CHUNKED_READER = Caveat(
+    "cheroot-chunked-reader",
+    "HTTP/1.1 (smuggling-relevant): cheroot's chunked reader (ChunkedRFile, run as the app reads the body) takes "
+    "a chunk size with `0x`, `+`, `-`, `_` or whitespace (int(..., 16)), a bare CR, LF or NUL in a chunk "
+    "line, and invalid trailer names; it answers the body it cannot frame (a missing or overflowing size, bad "
+    "chunk data, a body cut by EOF) with a 500 from the app's read instead of a 400, and it reads no trailer "
+    "section, so the trailer's fields are parsed as the next request", effects=("desync", "accepts-invalid", "crash"))
 _UNREAD_CHUNKED_BODY = Caveat(
     "cheroot-unread-chunked-body",
     "HTTP/1.1 (smuggling-relevant): cheroot reads the unread rest of a Content-Length body before it answers, but "
     "leaves an unread chunked body on the connection and keeps the connection: when the app answers without "
     "reading the body (a 404, a 405), cheroot parses the chunk data as the next request (a request hidden in it is "
-    "answered) and never checks its chunk syntax; it also keeps the connection after a request with both "
-    "Content-Length and Transfer-Encoding", effects=("desync", "no-close", "refuse-shape"))
-_PARSER = Caveat(
-    "cheroot-parser",
-    "HTTP/1.1 (smuggling-relevant): cheroot reads Content-Length with Python's int() (`+47` and `0_47` are taken, "
-    "`-47` reads the body as the next request), keeps the last of two differing Content-Length lines, takes a "
-    "field name with whitespace before its colon (`Content-Length : 47` frames the body) or with bytes no token "
-    "has, an empty Transfer-Encoding and one with a vertical tab, checks no Host, hands NUL and 64 KiB targets to "
-    "the app, and refuses the absolute-form (400) that a server must accept",
-    effects=("desync", "over-strict", "refuse-shape"))
+    "answered) and never checks its chunk syntax; a body its parser mis-frames (a negative length, Transfer-Encoding "
+    "with a vertical tab) is read as requests the same way", effects=("desync", "no-close"))
 _FIRST_FIELD_500 = Caveat(
     "cheroot-first-field-500",
-    "HTTP/1.1 (smuggling-relevant): cheroot answers a request whose first field line starts with whitespace with "
-    "a 500 (an UnboundLocalError in its header reader) where it should refuse it (400)", effects=("crash",),
+    "HTTP/1.1: cheroot answers a request whose first field line starts with whitespace with a 500 (an "
+    "UnboundLocalError in its header reader) where it should refuse it (400)", effects=("crash",),
     evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", True),))
 # Reliability (tests/reliability): what the thread pool costs.
 _SILENT_CONNECTIONS = Caveat(
@@ -60,7 +69,7 @@ SPECS = (
                        "keep-alive connections per process. SIGTERM: each worker stops accepting, closes its idle "
                        f"connections and gives busy threads {GRACE_SECONDS:g} s; the parent replaces a worker that "
                        "dies.",
-               caveats=(_UNREAD_CHUNKED_BODY, _PARSER, _FIRST_FIELD_500, _SILENT_CONNECTIONS),
+               caveats=(_PARSER, _CHUNKED_READER, _UNREAD_CHUNKED_BODY, _FIRST_FIELD_500, _SILENT_CONNECTIONS),
                pip_packages=("cheroot",), lesson="cheroot", code_paths=("cheroot/", "_pyio.py"),
                replaces_dead_workers=True),
 )

@@ -146,9 +146,12 @@ SPECS = (
                        f"replaces a worker that dies; SIGTERM: each worker stops accepting and waits up to "
                        f"{GRACE_SECONDS:g} s (graceful_timeout) for its connections.",
                caveats=(Caveat("gunicorn-asgi-parser",
-                               "HTTP/1.1: gunicorn's ASGI worker (its own parser, gunicorn/asgi/parser.py) hands an "
-                               "absolute-form target to the app as the path (404) and checks no Host",
-                               effects=("refuse-shape",)),
+                               "HTTP/1.1: gunicorn's ASGI worker (its own parser, gunicorn/asgi/parser.py) checks no "
+                               "Host and no trailer field name, hands an absolute-form target to the app as the path "
+                               "(404), refuses HTTP/1.2 (400), Transfer-Encoding lists with an empty element (501) "
+                               "and trailers carrying Content-Length, Transfer-Encoding or Host (400), and closes "
+                               "instead of reading a body a framework leaves unread when it is large or comes after "
+                               "the answer", effects=("accepts-invalid", "over-strict", "not-observed")),
                         Caveat("gunicorn-asgi-256-connections",
                                "at 256 keep-alive connections on a busy 2-core machine a request or two wait past 2 s "
                                "(5 of its 8 stacks in the recorded run, other work taking most of the machine)",

@@ -18,5 +18,5 @@ SPECS = (
                           "loop.",
                   pip_packages=("blacksheep", "jinja2", "markupsafe"), lesson="blacksheep", code_paths=("blacksheep/", "essentials/"),
                   template_paths=JINJA2_PATHS,
-                  combination_caveats=tuple((server, _HEAD) for server in ("uvicorn", "hypercorn", "granian-asgi"))),
+                  combination_caveats=tuple((server, _HEAD) for server in ("uvicorn", "hypercorn", "granian-asgi", "gunicorn-asgi"))),
 )

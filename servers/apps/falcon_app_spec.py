@@ -7,7 +7,7 @@ HEAD = Caveat("falcon-head", "HTTP/1.1: Falcon answers HEAD 405 where a resource
               effects=("over-strict",))
 WSGI_SERVERS = ("werkzeug", "werkzeug-threaded", "werkzeug-processes", "gunicorn-sync", "gunicorn-gthread",
                 "gunicorn-gevent", "gevent", "tornado-wsgi", "twisted-wsgi", "wsgiref", "granian-wsgi", "uwsgi",
-                "waitress")
+                "waitress", "cheroot")
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 # Falcon has no template engine: /fortunes renders with Jinja2, as Falcon's FAQ shows.

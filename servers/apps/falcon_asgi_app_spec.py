@@ -24,5 +24,5 @@ SPECS = (
                       "HTTP/1.1: Hypercorn hands an HTTP/1.2 request line to the app as http_version 1.2, and "
                       "Falcon's ASGI app refuses such a scope by raising: Hypercorn answers it 500",
                       effects=("crash",))),
-                                       ("uvicorn", HEAD), ("hypercorn", HEAD))),
+                                       ("uvicorn", HEAD), ("hypercorn", HEAD), ("gunicorn-asgi", HEAD))),
 )

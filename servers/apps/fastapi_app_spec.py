@@ -22,5 +22,5 @@ SPECS = (
                   pip_packages=("fastapi", "starlette", "jinja2", "markupsafe"), lesson="starlette-fastapi",
                   template_paths=JINJA2_PATHS,
                   code_paths=("fastapi/", "starlette/", "anyio/", "pydantic/", "pydantic_core/"),
-                  combination_caveats=tuple((server, _HEAD) for server in ("uvicorn", "hypercorn", "granian-asgi"))),
+                  combination_caveats=tuple((server, _HEAD) for server in ("uvicorn", "hypercorn", "granian-asgi", "gunicorn-asgi"))),
 )

@@ -20,5 +20,5 @@ SPECS = (
                   code_paths=("litestar/", "msgspec/", "anyio/"), template_paths=JINJA2_PATHS,
                   # a Host it cannot parse into the request's URL is its 400; a missing or repeated one is served
                   host_checks=("invalid",),
-                  combination_caveats=tuple((server, _HEAD) for server in ("uvicorn", "hypercorn", "granian-asgi"))),
+                  combination_caveats=tuple((server, _HEAD) for server in ("uvicorn", "hypercorn", "granian-asgi", "gunicorn-asgi"))),
 )

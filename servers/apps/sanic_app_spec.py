@@ -8,6 +8,12 @@ _ASGI_CONNECT = Caveat("sanic-asgi-connect", "HTTP/1.1: gunicorn's ASGI worker h
                        # the hostile barrage is random: a run may send no CONNECT
                        evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", False),),
                        effects=("crash",))
+# Sanic routes HEAD only where a handler is declared for it; the automatic HEAD is sanic-ext's HTTP extension
+# (HTTP_AUTO_HEAD), which the app does not turn on: it extends itself with the templating extension alone.
+_HEAD = Caveat("sanic-head", "HTTP/1.1: Sanic's ASGI app answers HEAD 405 on a route declared with @app.get: the "
+                             "automatic HEAD is sanic-ext's HTTP extension (HTTP_AUTO_HEAD), which the app, extended "
+                             "with sanic-ext's templating alone, does not turn on (RFC 9110 9.1: a general-purpose "
+                             "server MUST support HEAD)", effects=("over-strict",))
 
 _COMMON = dict(framework="sanic", pip_packages=("sanic", "sanic-ext", "jinja2", "markupsafe"), lesson="sanic",
                code_paths=("sanic/", "sanic_routing/"),
@@ -40,6 +46,7 @@ SPECS = (
                           "lifespan. Sanic's ASGI layer sends no Content-Length (its own server computes it), so "
                           "every response is framed chunked.",
                   servers=("uvicorn", "gunicorn-asgi"),
-                  combination_caveats=(("gunicorn-asgi", _ASGI_CONNECT),), **_COMMON,
+                  combination_caveats=(("gunicorn-asgi", _ASGI_CONNECT), ("uvicorn", _HEAD), ("gunicorn-asgi", _HEAD)),
+                  **_COMMON,
                   json_paths=("json/", "ujson")),
 )

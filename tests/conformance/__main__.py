@@ -4,6 +4,8 @@ The records (records/<entry>.json, servers/core/records.py) are written by the c
 CONFORMANCE_RECORD=1 (tests/reliability/test_reliability_conformance.py; tests/conformance/pinning.py);
 `--run` runs it first, over every stack or those named with `-k`. A stack whose record (or whose parser
 owner's) is missing, stale, incomplete or from a run with changed cells is shown unverified, with why.
+`--failing ENTRY` prints the stack's cells that do not pass, by effect, and which caveat of the stack covers
+each: what a new server's caveats are written from (docs/contributing.md, step 5).
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from pathlib import Path
 
 from servers.core import catalog, records
 
-from . import report
+from . import grid, known, report, verdict
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST = "tests/reliability/test_reliability_conformance.py"
@@ -40,12 +42,40 @@ def render() -> str:
     return report.page(found, front_versions(found))
 
 
+def failing(name: str) -> str:
+    """The entry's cells that do not pass, by effect: case, the caveat covering it (or UNCOVERED), the reading."""
+    entry = catalog.get(name)
+    found = sections()
+    cells = grid.cells(name, found)
+    if not cells:
+        return f"{name}: no conformance cells recorded (write them: {TEST} with CONFORMANCE_RECORD=1 -k {name})"
+    lines = [f"{name}: {len(cells)} cells, {sum(1 for c in cells.values() if c.get('effect'))} not passing"]
+    for effect in verdict.EFFECTS:
+        hit = sorted((case_id, cell) for case_id, cell in cells.items() if cell.get("effect") == effect)
+        if hit:
+            lines.append(f"\n{effect} ({len(hit)}): {', '.join(repr(case_id) for case_id, _ in hit)}")
+        for case_id, cell in hit:
+            covering = [key for key in entry.caveats if key in known.KNOWN and case_id in known.KNOWN[key].cases
+                        and effect in catalog.CAVEAT_EFFECTS[key]]
+            origin = f" (from {cell['from']})" if cell["from"] != name else ""
+            lines.append(f"  {case_id}{origin}: {', '.join(covering) or 'UNCOVERED'}: {cell['answers']}: "
+                         f"{cell.get('reading', '')}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.conformance", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=PAGE, help="default: %(default)s")
     parser.add_argument("--run", action="store_true", help=f"run {TEST} first with CONFORMANCE_RECORD=1 (./test.sh)")
     parser.add_argument("-k", dest="select", default="", help="with --run: only these tests (pytest -k, an entry)")
+    parser.add_argument("--failing", metavar="ENTRY", help="print ENTRY's cells that do not pass and the caveats "
+                                                            "covering them (nothing is written)")
     args = parser.parse_args(argv)
+    if args.failing:
+        if args.failing not in {e.name for e in catalog.ENTRIES}:
+            parser.error(f"no entry {args.failing!r} (python -m servers lists them)")
+        print(failing(args.failing))
+        return 0
     if args.run:
         env = {**os.environ, "CONFORMANCE_RECORD": "1"}
         command = [str(ROOT / "test.sh"), "-q", "-p", "no:cacheprovider", "-m", "reliability", TEST]

@@ -54,14 +54,16 @@ def mode(entry: catalog.Entry) -> str:
 
 
 def selected(entry: catalog.Entry) -> tuple[cases.Case, ...]:
-    """The cases it runs itself: an owner every one; a framework stack the app-sensitive ones, and those a caveat
+    """The cases it runs itself: an owner every one; a framework stack the app-sensitive ones, those a caveat
     of its app on that server names (its app changes what the server does with them: Flask on granian's
-    free-threaded build leaves the connection held after any chunked body it does not read)."""
+    free-threaded build leaves the connection held after any chunked body it does not read), and those of a
+    server caveat that shows where the app leaves a body unread (Known.unread: cheroot parses an unread
+    chunked body as the next request; the owner's app reads every body)."""
     kind = role(entry)
     if kind != FRAMEWORK:
         return cases.CASES if kind == OWNER else ()
     server_keys = {caveat.key for caveat in entry.server_spec.caveats}
-    own = {case for key in entry.caveats if key in known.KNOWN and key not in server_keys
+    own = {case for key in entry.caveats if key in known.KNOWN and (key not in server_keys or known.KNOWN[key].unread)
            for case in known.KNOWN[key].cases}
     return tuple(case for case in cases.CASES if case.app or case.id in own)
 
