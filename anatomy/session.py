@@ -201,7 +201,7 @@ def run(settings: Settings) -> dict:
                   clients=settings.connections, seconds=settings.seconds, server=entry.server, protocol=protocol.name,
                   **({"streams": settings.streams} if protocol.http2 else {}),
                   framework=entry.framework, model=entry.model, workers=server.workers,
-                  machine=machine.summary(machine.describe()), versions=versions.for_entry(entry.name, protocol.http2),
+                  machine=machine.summary(machine.describe()), versions=versions.for_entry(entry.name, http2=protocol.http2),
                   workdir=str(workdir))
     return result
 

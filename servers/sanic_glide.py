@@ -25,6 +25,11 @@ Host, keeps an HTTP/1.0 keep-alive connection after a chunked body, refuses HTTP
 unknown methods, `CHUNKED`, Transfer-Encoding lists with an empty element and trailer fields, closes
 on an authority-form or NUL target without an answer, and waits for a CRLF after a head ended by
 bare LFs [accepts-invalid, no-close, over-strict, stall, not-observed].
+
+Caveat: Sanic 25.12's SIGTERM handler (WorkerManager.shutdown_signal) calls the worker-state proxy
+of its multiprocessing manager; when the signal lands while the manager's monitor is inside such a
+call (_sync_states, each monitor cycle), the nested call reads the outer one's reply, and the main
+process exits 1 with a TypeError instead of 0: a process manager sees a crash.
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

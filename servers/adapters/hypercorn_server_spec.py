@@ -76,5 +76,5 @@ SPECS = (
                                "process manager leaves it down)",
                                evidence=(("test_killed_worker_is_replaced[{name}]", True),)),),
                pip_packages=("hypercorn", "h11", "h2", "uvloop"), lesson="hypercorn",
-               code_paths=("hypercorn/", "h11/", "h2/", *ASYNCIO_PATHS)),
+               code_paths=("hypercorn/", "h11/", *ASYNCIO_PATHS)),
 )

@@ -23,7 +23,15 @@ SPECS = (
                                "`CHUNKED`, Transfer-Encoding lists with an empty element and trailer fields, closes "
                                "on an authority-form or NUL target without an answer, and waits for a CRLF after a "
                                "head ended by bare LFs",
-                               effects=('accepts-invalid', 'no-close', 'over-strict', 'stall', 'not-observed')),),
+                               effects=('accepts-invalid', 'no-close', 'over-strict', 'stall', 'not-observed')),
+                        Caveat("sanic-sigterm-race",
+                               "Sanic 25.12's SIGTERM handler (WorkerManager.shutdown_signal) calls the worker-state "
+                               "proxy of its multiprocessing manager; when the signal lands while the manager's "
+                               "monitor is inside such a call (_sync_states, each monitor cycle), the nested call "
+                               "reads the outer one's reply, and the main process exits 1 with a TypeError instead "
+                               "of 0: a process manager sees a crash",
+                               # racy: seen once in the default suite here (2026-12-05, sanic, a busy machine)
+                               evidence=(("test_sigterm_stops_within_5s[{name}]", False),))),
                # the safety settings its users turn on (grid columns: tests/conformance/settings.py)
                settings=(Setting("keep-alive-off", "KEEP_ALIVE=False: the connection closes after each response",
                                  env=(("SANIC_KEEP_ALIVE", "False"),)),),
