@@ -168,7 +168,7 @@ def hold(name: str, case: cases.Case, col: str, cell: dict, race: str, results) 
     if pinning.ENABLED:
         return
     pin = pinning.pinned(name, case.id, col)
-    changed = pinning.differs(pin, cell, bool(race))
+    changed = pinning.differs(pin, cell, bool(race)) if col == pinning.NONE else pinning.front_differs(pin, cell, bool(race))
     if changed:
         pinning.PINS.failure(name)
         label = name if col == pinning.NONE else f"{name} behind {col}"
