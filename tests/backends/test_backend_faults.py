@@ -169,6 +169,10 @@ def test_hung_backend(backends, paused, contract_s, service) -> None:
     asyncio.run(main())
 
 
+# alone: under the parallel run's load, FerretDB once answered the first query after the restart with its
+# PostgreSQL connection "terminated by administrator command" (SQLSTATE 57P01), a timing of the restart, not of
+# the client's pool this test is about
+@pytest.mark.alone
 @STOPPABLE
 def test_restart_between_two_calls(backends, service) -> None:
     """The pooled connections died with the old server, unnoticed: the next call still answers."""

@@ -156,7 +156,14 @@ def test_tornado_iostream_write_sends_at_once_and_only_the_leftover_waits():
 def test_twisted_runs_asyncio_for_native_resources_and_epoll_for_wsgi(name, reactor):
     server = ServerProcess(name).start()
     try:
-        main = dump(server.proc.pid).split("\nThread ")[1]  # the main thread runs the reactor
+        # the main thread runs the reactor once it has printed its ready line: a dump taken at once may still
+        # find it in that print, so look again until the reactor's frame shows (5 s at most)
+        deadline = time.monotonic() + 5
+        while True:
+            main = dump(server.proc.pid).split("\nThread ")[1]
+            if f"twisted/internet/{reactor}.py" in main or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
         assert f"twisted/internet/{reactor}.py" in main, main
     finally:
         server.stop()
