@@ -41,17 +41,12 @@ def test_a_record_pins_every_cell_its_stack_runs(entry):
         assert front in section["run"].get("fronts", {}), f"{entry.name}: the {front} column without its version"
 
 
-def _covering(entry: catalog.Entry, case_id: str, effect: str) -> list[str]:
-    return [key for key in entry.caveats if key in known.KNOWN and case_id in known.KNOWN[key].cases
-            and effect in catalog.CAVEAT_EFFECTS[key]]
-
-
 @pytest.mark.parametrize("entry", [e for e in catalog.ENTRIES if not e.dev_only], ids=lambda e: e.name)
 def test_every_failing_cell_of_a_production_stack_is_a_caveat_of_it(entry):
     """A cell that does not pass is a known limitation the catalog names on that stack, with that effect."""
     cells = grid.cells(entry.name, SECTIONS)
     uncovered = {case_id: cell["effect"] for case_id, cell in cells.items()
-                 if cell.get("effect") and not _covering(entry, case_id, cell["effect"])}
+                 if cell.get("effect") and not grid.covering(entry, case_id, cell["effect"])}
     assert not uncovered, (f"{entry.name}: cells without a caveat of this stack declaring their effect "
                            f"(tests/conformance/known.py, Caveat.effects in the spec): {uncovered}")
 

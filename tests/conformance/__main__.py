@@ -17,7 +17,7 @@ from pathlib import Path
 
 from servers.core import catalog, records
 
-from . import grid, known, report, verdict
+from . import grid, report, verdict
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST = "tests/reliability/test_reliability_conformance.py"
@@ -55,8 +55,7 @@ def failing(name: str) -> str:
         if hit:
             lines.append(f"\n{effect} ({len(hit)}): {', '.join(repr(case_id) for case_id, _ in hit)}")
         for case_id, cell in hit:
-            covering = [key for key in entry.caveats if key in known.KNOWN and case_id in known.KNOWN[key].cases
-                        and effect in catalog.CAVEAT_EFFECTS[key]]
+            covering = grid.covering(entry, case_id, effect)
             origin = f" (from {cell['from']})" if cell["from"] != name else ""
             lines.append(f"  {case_id}{origin}: {', '.join(covering) or 'UNCOVERED'}: {cell['answers']}: "
                          f"{cell.get('reading', '')}")

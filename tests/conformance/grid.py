@@ -81,6 +81,12 @@ def racy(entry: catalog.Entry, case_id: str) -> str:
     return ""
 
 
+def covering(entry: catalog.Entry, case_id: str, effect: str) -> list[str]:
+    """The entry's caveats that stand for this case with this effect (known.py lists the case, the spec the effect)."""
+    return [key for key in entry.caveats if key in known.KNOWN and case_id in known.KNOWN[key].cases
+            and effect in catalog.CAVEAT_EFFECTS[key]]
+
+
 def cells(name: str, sections: dict[str, dict | None]) -> dict[str, dict]:
     """The stack's whole grid, case -> cell, each with `from`: the entry whose record holds it. sections:
     entry -> its record's conformance section (or None)."""
