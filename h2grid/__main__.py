@@ -17,7 +17,8 @@ from h2grid.judge import summary
 def _list() -> int:
     for endpoint in endpoints.endpoints():
         why = endpoints.available(endpoint)
-        print(f"{endpoint.id:28} {endpoint.server:14} {endpoint.mode.title}" + (f"  [not here: {why}]" if why else ""))
+        flags = f" (started with {' '.join(endpoint.flags)})" if endpoint.flags else ""
+        print(f"{endpoint.id:30} {endpoint.server:17} {endpoint.mode.title}{flags}" + (f"  [not here: {why}]" if why else ""))
     print("\nattacks: " + ", ".join(attacks.KEYS))
     return 0
 

@@ -2,20 +2,21 @@
 prior knowledge), each run on the server's parser owner (catalog.parser_owner): HTTP/2 framing, HPACK and
 the stream state machine are the server's, never the app's, so one entry stands for every stack of it.
 
-Which servers speak h2, and in which modes, is the server's fact: its spec's Http2 (servers/core/specs.py).
-The grid takes the modes each serves with no flag at all (`Http2.default`), as a deployment left as its docs
-configure it does; tests/test_h2grid_run.py checks them on the installed versions (an ALPN offer of h2 and
-http/1.1 on its HTTPS port, a client preface on its plain port): Hypercorn and granian (its default
-`--http auto`) in both modes, twisted.web over TLS (with h2 and priority installed), Go's net/http over TLS
-(ServeTLS's bundled HTTP/2). The servers whose HTTP/2 is behind --http2 (gunicorn's gthread, gevent and ASGI
-workers, uvicorn's zttp) are not in the grid yet.
+Which servers speak h2, in which modes, and which of those modes need the entries' --http2, is the server's
+fact: its spec's Http2 (servers/core/specs.py). The grid takes every mode a server serves (an h2c upgrade needs
+an HTTP/1.1 request first: not a grid mode), started the way it serves it: with no flag where its docs serve it
+by default (Hypercorn, granian's `--http auto`, twisted.web over TLS with h2 installed, Go's ServeTLS), with
+--http2 where the server's own setting turns it on (gunicorn's gthread, gevent and ASGI workers' http_protocols,
+uvicorn's zttp, Go's cleartext Protocols). tests/test_h2grid_run.py checks each speaks h2 as declared.
+The libraries a record keeps the versions of are the server's distribution and its Http2.packages, with the Rust
+crates LIBRARIES names in that distribution (Go: the toolchain).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from servers.core import catalog, interpreters
-from servers.core.specs import ALPN, PRIOR_KNOWLEDGE
+from servers.core.specs import ALPN, GO, PRIOR_KNOWLEDGE, ServerSpec
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,6 @@ H2C = Mode("h2c", "HTTP/2 in cleartext (prior knowledge)", tls=False)
 MODES: dict[str, Mode] = {m.name: m for m in (H2, H2C)}
 
 
-
 @dataclass(frozen=True)
 class Speaks:
     """How a server speaks HTTP/2: its modes, and the libraries its HTTP/2 is made of (keys of LIBRARIES), whose
@@ -42,43 +42,55 @@ class Speaks:
 
     modes: tuple[Mode, ...]
     libraries: tuple[str, ...]
+    flagged: frozenset[str]  # the modes (names) it serves only when started with --http2
 
 
-# Which libraries' versions a record keeps for each server's HTTP/2 (keys of LIBRARIES, below): granian's come
-# from the Rust crates compiled into it, which its spec's Http2.packages (Python distributions) cannot name.
-_HYPER_RUST = ("granian", "h2-rust", "hyper")
-_PYTHON_H2 = ("h2", "hpack", "priority")
-_VERSIONED = {"hypercorn": ("hypercorn", *_PYTHON_H2), "granian-wsgi": _HYPER_RUST, "granian-asgi": _HYPER_RUST,
-              "granian-rsgi": _HYPER_RUST, "twisted": ("twisted", *_PYTHON_H2), "twisted-wsgi": ("twisted", *_PYTHON_H2),
-              "net/http": ("go",)}
-_MODE_OF = {ALPN: H2, PRIOR_KNOWLEDGE: H2C}  # an h2c upgrade needs an HTTP/1.1 request first: not a grid mode
+_MODE_OF = {ALPN: H2, PRIOR_KNOWLEDGE: H2C}
 
 
-def _speaks() -> dict[str, Speaks]:
-    """server name -> how it speaks h2 with no flag (its spec's Http2.default), for the servers that do."""
-    found = {}
-    for server in catalog.SERVERS.values():
-        modes = tuple(_MODE_OF[m] for m in (ALPN, PRIOR_KNOWLEDGE) if m in server.http2.default)
-        if modes:
-            found[server.name] = Speaks(modes, _VERSIONED[server.name])
+def _libraries(server: ServerSpec) -> tuple[str, ...]:
+    if server.interface == GO:
+        return ("go",)
+    distribution = server.pip_packages[0]
+    crates = [key for key, (_, source) in LIBRARIES.items() if source.startswith(f"crate:{distribution}:")]
+    found = (distribution, *server.http2.packages, *crates)
+    unknown = [lib for lib in found if lib not in LIBRARIES]
+    if unknown:
+        raise ValueError(f"{server.name}'s HTTP/2 libraries {unknown} are not in h2grid.endpoints.LIBRARIES: add them")
     return found
 
 
-SPEAKS_H2: dict[str, Speaks] = _speaks()
+def _speaks() -> dict[str, Speaks]:
+    """server name -> how it speaks h2 (its spec's Http2), for the servers that do."""
+    found = {}
+    for server in catalog.SERVERS.values():
+        modes = tuple(_MODE_OF[m] for m in (ALPN, PRIOR_KNOWLEDGE) if m in server.http2.modes)
+        if modes:
+            flagged = frozenset(_MODE_OF[m].name for m in server.http2.flag_adds if m in _MODE_OF)
+            found[server.name] = Speaks(modes, _libraries(server), flagged)
+    return found
+
 
 # The HTTP/2 libraries: key -> (what it is, where its version comes from: a Python distribution, a Rust crate
-# compiled into a distribution's extension, or the Go toolchain whose net/http bundles its HTTP/2).
+# compiled into a distribution's extension, or the Go toolchain whose net/http bundles its HTTP/2). A crate is
+# named here, not in the server's spec: a distribution's metadata cannot name what its extension compiled in.
 LIBRARIES: dict[str, tuple[str, str]] = {
     "hypercorn": ("Hypercorn", "dist:hypercorn"),
+    "gunicorn": ("gunicorn (gunicorn/http2)", "dist:gunicorn"),
+    "uvicorn": ("uvicorn (its zttp protocols)", "dist:uvicorn"),
+    "zttp": ("zttp (its Zig H2Connection)", "dist:zttp"),
     "h2": ("python-hyper's h2", "dist:h2"),
     "hpack": ("python-hyper's hpack", "dist:hpack"),
+    "hyperframe": ("python-hyper's hyperframe", "dist:hyperframe"),
     "priority": ("python-hyper's priority", "dist:priority"),
     "twisted": ("Twisted (twisted.web._http2)", "dist:twisted"),
     "granian": ("granian", "dist:granian"),
     "h2-rust": ("the h2 crate (hyperium/h2), in granian", "crate:granian:h2"),
-    "hyper": ("hyper, in granian", "crate:granian:hyper"),
+    "hyper-rust": ("hyper, in granian", "crate:granian:hyper"),
     "go": ("Go's net/http (its bundled HTTP/2)", "go"),
 }
+
+SPEAKS_H2: dict[str, Speaks] = _speaks()
 
 
 @dataclass(frozen=True)
@@ -93,6 +105,11 @@ class Endpoint:
     @property
     def server(self) -> str:
         return catalog.get(self.entry).server
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        """What the entry is started with for this mode beyond its port: --http2 where the server needs it."""
+        return ("--http2",) if self.mode.name in SPEAKS_H2[self.server].flagged else ()
 
 
 def modes_of(server: str) -> tuple[Mode, ...]:

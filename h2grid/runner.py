@@ -1,6 +1,6 @@
 """Running the grid on one endpoint: the entry started as it serves that mode (one worker: a connection is
 served by one worker, so the attacker and the legitimate client meet on it; HTTPS with the suite's pair for
-h2), then h2spec against it (h2spec_runs), or one attack probe with the legitimate client and the tree
+h2; --http2 where the server needs it for the mode), then h2spec against it (h2spec_runs), or one attack probe with the legitimate client and the tree
 sampler beside it (probe).
 
 The server runs pinned to the server's cores and the attacker to the tool's (harness.pinning: on 2 cores,
@@ -47,7 +47,7 @@ def serving(endpoint: Endpoint, plan: pinning.Pinning | None = None) -> Iterator
     """The endpoint's entry on a free loopback port, stopped (its whole tree) on the way out."""
     port = free_port()
     pair = tls.ensure() if endpoint.mode.tls else None
-    args = ["--port", str(port), "--workers", "1", *(pair.server_flags() if pair else [])]
+    args = ["--port", str(port), "--workers", "1", *endpoint.flags, *(pair.server_flags() if pair else [])]
     process = EntryProcess(endpoint.entry, args, prefix=plan.server_prefix() if plan else None)
     try:
         process.start()

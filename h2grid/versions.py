@@ -11,14 +11,24 @@ from pathlib import Path
 
 from harness import versions as harness_versions
 from h2grid.endpoints import LIBRARIES, Endpoint, libraries_of
-from servers.core import catalog
+from servers.core import catalog, interpreters
+
+
+def _installed(distribution: str, venv: Path | None) -> metadata.Distribution:
+    if venv is None:
+        return metadata.distribution(distribution)
+    path = [str(p) for p in venv.glob("lib/python*/site-packages")]
+    for found in metadata.distributions(name=distribution, path=path):
+        return found
+    raise metadata.PackageNotFoundError(distribution)
 
 
 @functools.lru_cache(maxsize=None)
-def crates_in(distribution: str) -> dict[str, str]:
-    """Rust crate -> version, read off the compiled extension modules of an installed distribution."""
+def crates_in(distribution: str, venv: Path | None = None) -> dict[str, str]:
+    """Rust crate -> version, read off the compiled extension modules of a distribution installed here (or in the
+    virtualenv given: 3.13t's granian is another release than this interpreter's)."""
     try:
-        files = metadata.distribution(distribution).files or []
+        files = _installed(distribution, venv).files or []
     except metadata.PackageNotFoundError:
         return {}
     found: dict[str, str] = {}
@@ -34,8 +44,10 @@ def crates_in(distribution: str) -> dict[str, str]:
 def of(endpoint: Endpoint) -> dict[str, str]:
     """The entry's versions (harness.versions) and its HTTP/2 libraries'."""
     entry = catalog.get(endpoint.entry)
-    found = dict(harness_versions.for_entry(endpoint.entry))
-    installed = harness_versions.free_threaded_versions() if entry.free_threaded else None
+    found = dict(harness_versions.for_entry(endpoint.entry, http2=True))
+    # an entry on an interpreter of its own (3.13t's .venv-ft) is asked there; the project's Python here
+    venv = interpreters.get(entry.interpreter).venv
+    installed = harness_versions.venv_versions(entry.interpreter) if venv is not None else None
     for library in libraries_of(entry.server):
         source = LIBRARIES[library][1]
         kind, _, rest = source.partition(":")
@@ -43,7 +55,7 @@ def of(endpoint: Endpoint) -> dict[str, str]:
             version = installed.get(rest) if installed is not None else harness_versions.package_version(rest)
         elif kind == "crate":
             distribution, _, crate = rest.partition(":")
-            version = crates_in(distribution).get(crate)
+            version = crates_in(distribution, venv).get(crate)
         else:
             version = harness_versions.go_version()
         if version:

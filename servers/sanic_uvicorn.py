@@ -32,6 +32,11 @@ Caveat: with --http2, zttp ends an HTTP/2 connection after 4,096 streams with GO
 ENHANCE_YOUR_CALM, not NO_ERROR, and the requests in flight go unanswered: clients (Go's) fail them
 instead of retrying on a new connection.
 
+Caveat: with --http2, zttp takes a stream made to depend on itself (by HEADERS or PRIORITY) and a
+PRIORITY frame on stream 0 without the PROTOCOL_ERROR RFC 7540 section 5.3.1 and RFC 9113 section
+6.3 require, and on its cleartext port answers bytes that are not the client preface as an HTTP/1.1
+request instead of closing (docs/http2-grid.md).
+
 Caveat: HTTP/1.1 (smuggling-relevant): uvicorn (httptools) answers a request that asks for an h2c
 upgrade and drops the request after it on that connection, serves HTTP/2.0 and HTTP/0.9 request
 lines and `GET *`, checks no Host, and refuses HTTP/1.2, BWS in a chunk extension, `Transfer-

@@ -40,6 +40,23 @@ def test_what_a_free_threaded_entry_runs_installs_there_with_the_gil_off(name):
             f"{name} runs {package}, which the record says does not keep the GIL off on 3.13t: {found}"
 
 
+def test_the_record_answers_for_the_requirements_pyproject_asks_today():
+    """The record is what ./setup.sh installs on 3.13t: one made before a requirement changed (a new extra, a raised
+    floor) leaves that package out of .venv-ft or at an old version, silently. FT_PROBE=1 ./setup.sh --free-threaded
+    rewrites it."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import free_threaded_packages
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    record = interpreters.record().get("packages", {})
+    stale = {name: (wanted, record.get(name, {}).get("requirement"))
+             for name, wanted in free_threaded_packages.requirements().items()
+             if record.get(name, {}).get("requirement") != wanted}
+    assert not stale, ("records/interpreters/python3.13t.json answers for other requirements than pyproject's "
+                       f"(now, recorded): {stale}: FT_PROBE=1 ./setup.sh --free-threaded")
+
+
 def test_a_package_that_takes_the_gil_back_is_recorded_with_its_module():
     """hiredis built from source declares no Py_mod_gil: the set-up's probe names the module."""
     hiredis = interpreters.record().get("from_source", {}).get("hiredis")

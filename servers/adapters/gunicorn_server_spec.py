@@ -37,6 +37,28 @@ _H2_PACKAGES = ("h2", "hpack", "hyperframe")
 _H2_PATHS = (*PYTHON_H2_PATHS, "gunicorn/http2/")
 
 
+# What docs/http2-grid.md's h2spec runs found of gunicorn's HTTP/2 (--http2), per worker.
+_H2C_PREFACE = Caveat("gunicorn-h2c-preface",
+                      "HTTP/2 (--http2): on its cleartext port, which serves HTTP/1.1 and h2c alike, bytes that are not "
+                      "the client preface are answered as an HTTP/1.1 request (400) instead of closing the connection "
+                      "(h2spec http2/3.5/2; docs/http2-grid.md)",
+                      h2spec=("h2c:http2/3.5/2",))
+_H2_RACES = Caveat("gunicorn-h2-races",
+                   "HTTP/2 (--http2): the gthread and gevent workers serve the requests a read completes before they "
+                   "read on, so an invalid frame that follows a request (a second HEADERS, a pseudo-header in trailers, "
+                   "DATA that does not add up to its content-length, a window past 2^31-1) meets an answer already "
+                   "sent, and a malformed request is at times left unanswered past h2spec's 2 s: h2spec races them "
+                   "(docs/http2-grid.md)",
+                   h2spec=tuple(f"~http2/{case}" for case in ("6.9.1/3", "8.1/1", "8.1.2/1", "8.1.2.1/1", "8.1.2.1/2",
+                                                              "8.1.2.1/3", "8.1.2.6/1", "8.1.2.6/2", "8.2/1")))
+_GEVENT_H2_RESET = Caveat("gunicorn-gevent-h2-reset",
+                          "HTTP/2 over TLS (--http2): gunicorn's gevent worker ends a connection after the peer's "
+                          "GOAWAY or a connection error (a PING of the wrong length or on a stream) with a TCP reset, "
+                          "so the peer reads a reset instead of the GOAWAY and close h2spec expects; its h2c and the "
+                          "gthread worker's TLS end them cleanly (docs/http2-grid.md)",
+                          h2spec=("h2:generic/3.8/1", "h2:http2/5.4.1/1", "h2:http2/6.7/4", "h2:http2/7/1"))
+
+
 def _http2(where: str) -> Http2:
     return Http2(PYTHON_H2, modes=(ALPN, PRIOR_KNOWLEDGE, UPGRADE), setting=_H2_SETTING,
                  where=f"{where}; {_H2_CLEARTEXT_PEERS}", code_paths=_H2_PATHS, packages=_H2_PACKAGES)
@@ -47,7 +69,8 @@ def _http2(where: str) -> Http2:
 # itself, not as gunicorn[fast]: 27.0.1's [fast] asks for gunicorn_h1c>=0.6.14, which PyPI does not serve
 # (0.6.10 is its newest), so the extra made the whole install fail.
 # uvloop: the ASGI worker's loop (asgi_loop), pinned by the adapter rather than found by chance.
-EXTRAS = {"gunicorn": ("gunicorn>=27.0.1", "gunicorn_h1c>=0.6.10", "uvloop>=0.23.0")}
+# [http2]: h2, which --http2 (http_protocols "h2,h1") needs; gunicorn's own extra for it.
+EXTRAS = {"gunicorn": ("gunicorn[http2]>=27.0.1", "gunicorn_h1c>=0.6.10", "uvloop>=0.23.0")}
 # Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
 SOURCES = {"gunicorn": ("benoitc/gunicorn", "{v}", "")}
 
@@ -93,7 +116,8 @@ SPECS = (
                                "waits up to 5 s for its first bytes: more silent connections (browser "
                                "pre-connects, a load tool's spare dials) than threads stall every other client "
                                "meanwhile",
-                               evidence=(("test_silent_connections_do_not_stall_other_clients[{name}]", True),)), _PARSER),
+                               evidence=(("test_silent_connections_do_not_stall_other_clients[{name}]", True),)), _PARSER,
+                        _H2C_PREFACE, _H2_RACES),
                settings=(_KEEPALIVE_OFF, _C_PARSER),
                pip_packages=("gunicorn",), lesson="gunicorn-gthread",
                code_paths=("gunicorn/", "concurrent/futures/"),
@@ -120,7 +144,8 @@ SPECS = (
                                "#2266): a burst of new connections waits in the accept queue, some past 2 s at "
                                "256 at once",
                                # timing-dependent: a burst is not always slow enough to reach the 2 s bound
-                               evidence=(("test_holds_256_connections[{name}-*]", False),)), _PARSER),
+                               evidence=(("test_holds_256_connections[{name}-*]", False),)), _PARSER,
+                        _H2C_PREFACE, _H2_RACES, _GEVENT_H2_RESET),
                settings=(_KEEPALIVE_OFF, _C_PARSER),
                pip_packages=("gunicorn", "gevent"), lesson="gunicorn-gevent",
                code_paths=("gunicorn/", "gevent/", "greenlet/"), **_COMMON),
@@ -161,7 +186,7 @@ SPECS = (
                                "over HTTP/2 gunicorn 27's ASGI worker sends neither Date nor Server: its HTTP/1.1 path "
                                "adds both (gunicorn/asgi/protocol.py _send_response_start), its HTTP/2 path sends the "
                                "app's headers as they are (RFC 9110 6.6.1 asks an origin server with a clock for Date)",
-                               evidence=(("test_h2_answers_carry_date_and_server[{name}-*]", True),)),),
+                               evidence=(("test_h2_answers_carry_date_and_server[{name}-*]", True),)), _H2C_PREFACE),
                settings=(_KEEPALIVE_OFF, _C_PARSER),
                pip_packages=("gunicorn", "uvloop"), lesson="gunicorn-asgi",
                code_paths=("gunicorn/", *ASYNCIO_PATHS), **{**_COMMON, "interface": ASGI}),

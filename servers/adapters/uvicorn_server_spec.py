@@ -47,6 +47,12 @@ SPECS = (
                                "ENHANCE_YOUR_CALM, not NO_ERROR, and the requests in flight go unanswered: clients "
                                "(Go's) fail them instead of retrying on a new connection",
                                evidence=(("test_a_long_lived_connection_is_closed_without_an_error[{name}-*]", True),)),
+                        Caveat("uvicorn-zttp-h2spec",
+                               "with --http2, zttp takes a stream made to depend on itself (by HEADERS or PRIORITY) and a "
+                               "PRIORITY frame on stream 0 without the PROTOCOL_ERROR RFC 7540 section 5.3.1 and RFC 9113 "
+                               "section 6.3 require, and on its cleartext port answers bytes that are not the client "
+                               "preface as an HTTP/1.1 request instead of closing (docs/http2-grid.md)",
+                               h2spec=("http2/5.3.1/1", "http2/5.3.1/2", "http2/6.3/1", "h2c:http2/3.5/2")),
                         Caveat("uvicorn-httptools",
                                "HTTP/1.1 (smuggling-relevant): uvicorn (httptools) answers a request that asks for an"
                                " h2c upgrade and drops the request after it on that connection, serves HTTP/2.0 and "

@@ -50,9 +50,10 @@ SERVER_SPECS = (
                               "trailers) with 400 where h2spec expects a reset (RFC 9113 section 8.1.1 allows the answer), "
                               "takes HEADERS frames up to the 1 MiB SETTINGS_MAX_FRAME_SIZE it advertises (h2spec assumes "
                               "16 KiB), closes the connection on a SETTINGS frame that repeats a setting (RFC 9113 section "
-                              "6.5.3 processes them in order), and answers a request before it reads the frame that "
-                              "follows it (h2spec races it)",
-                              h2spec=("http2/4.2/3", "http2/6.5.3/1", "http2/8.1.2.2/1", "http2/8.1.2.2/2",
+                              "6.5.3 processes them in order), answers a request before it reads the frame that "
+                              "follows it (h2spec races it), and with --http2 answers bytes that are not the client "
+                              "preface on its cleartext port as an HTTP/1.1 request",
+                              h2spec=("http2/4.2/3", "http2/6.5.3/1", "http2/8.1.2.2/1", "http2/8.1.2.2/2", "h2c:http2/3.5/2",
                                       "~http2/6.9.1/3", "~http2/8.1.2.6/1", "~http2/8.1.2.6/2")),),
                lesson="go-nethttp", code_paths=("net/http.", "net.", "internal/poll.", "bufio.")),
     ServerSpec(name="fasthttp", interface="fasthttp", serve="", model="goroutines", entry_suffix="",

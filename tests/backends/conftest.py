@@ -77,7 +77,12 @@ def local_backends(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalBa
 @pytest.fixture
 def backends(local_backends: LocalBackends) -> Iterator[LocalBackends]:
     """The session backends; a test that stops or pauses one gets it running and seeded again."""
+    postgres_before = local_backends.pid("postgres") if "postgres" in local_backends.services else None
     yield local_backends
+    if postgres_before is not None and local_backends.pid("postgres") != postgres_before:
+        # PostgreSQL was restarted: FerretDB's pooled connections to it were terminated (SQLSTATE 57P01), and it
+        # finds that out only by using one, answering that call with the error: the next test would get it.
+        local_backends.down(["mongo"])
     for service in local_backends.services:
         pid = local_backends.pid(service)
         if pid:
