@@ -62,8 +62,9 @@ def curves(caps: list[Capacity], answer: Answer) -> go.Figure | None:
         color = PALETTE[i % len(PALETTE)]
         steps = [r for r in c.curve() if not r.void_reasons]
         for key, dash in (("p99", "solid"), ("p50", "dot")):
-            points = sorted((r.requests_per_s, r.latency_ms.get(key), r) for r in steps
-                            if r.latency_ms.get(key) is not None)
+            # by throughput, then latency; two steps equal in both (a step measured again) keep their order
+            points = sorted(((r.requests_per_s, r.latency_ms.get(key), r) for r in steps
+                             if r.latency_ms.get(key) is not None), key=lambda p: p[:2])
             fig.add_trace(go.Scatter(
                 x=[p[0] for p in points], y=[p[1] for p in points], mode="lines+markers",
                 name=f"{_name(c)} {key}", legendgroup=c.label, line={"color": color, "dash": dash},

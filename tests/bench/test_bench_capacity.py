@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bench import capacity, selfcheck
+from bench import capacity, model, report_html, selfcheck
 from bench.capacity import Outcome, RampSettings, Slo, run_ramp
 from bench.schema import Result
 from loadtools.openloop import parse_csv
@@ -445,3 +445,15 @@ def test_a_stack_without_a_verification_record_shows_as_unverified():
     row = next(line for line in md.splitlines() if line.startswith("| 2 | `b` |"))
     assert "| unverified |" in row
     assert "- **unverified** stacks (b): no record of a complete conformance" in md
+
+
+def test_the_report_draws_steps_alike_in_throughput_and_latency():
+    """Two steps of one ramp can give the same throughput and latency (a step measured again, a tool that
+    rounds): the latency curve orders its points by those two alone, and the report renders (a tls-cost run
+    once crashed there comparing the steps themselves)."""
+    results = [step("a", 500, True), step("a", 500, True, seq=1), step("a", 1000, False, seq=2),
+               step("nethttp", 20000, True, mode="calibration")]
+    for r in results:
+        r.requests_per_s, r.latency_ms = float(r.rate), {"p50": 1.0, "p99": 2.0 if r.slo_held else 40.0}
+    page = report_html.render(model.build(results))
+    assert "a p99" in page
