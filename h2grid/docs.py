@@ -177,7 +177,9 @@ def render() -> str:
         f"**degraded**: every request answered, but slower than {judge.LATENCY_BOUND_S:g} s or the RSS grown past "
         f"{judge.MEMORY_LIMIT_MIB:g} MiB, and served within the bound again in the last {judge.RECOVERY_TAIL_S:g} s; "
         f"**down**: a request failed (an error, a reset, no answer within {REQUEST_TIMEOUT_S:g} s), no recovery, or a "
-        "process of the server died. Numbers: the client's requests, median and slowest latency during and after "
+        f"process of the server died. A run holds each outcome to its pin, held and degraded by a slowest answer at "
+        f"most {judge.MARGINAL:g} times the bound counting as the same (they traded places between runs here). "
+        "Numbers: the client's requests, median and slowest latency during and after "
         "the attack, the server tree's CPU (cores) during it and before, its RSS growth, and what the server did with "
         "the attacker's connections.",
         *(_attack_section(attacks.get(key), rows) for key in attacks.KEYS),

@@ -22,6 +22,10 @@ LATENCY_BOUND_S = 2.0  # the route contract's bound (an answer, or a 503, within
 MEMORY_LIMIT_MIB = 64.0  # the tree's RSS growth over its baseline that makes an attack degrade it
 RECOVERY_TAIL_S = 1.0
 HELD, DEGRADED, DOWN = "held", "degraded", "down"
+# A probe degraded by its slowest answer alone, at most this far past the bound, and one that held, are the same
+# result twice on a shared 2-core machine: the recording's and the next run's answers moved across the bound
+# (1.5-1.95 s against 2.05-2.37 s) on 6 of 154 probes.
+MARGINAL = 1.25
 OUTCOMES = (HELD, DEGRADED, DOWN)
 
 
@@ -137,6 +141,23 @@ def judge(samples: Sequence[Sample], points: Sequence[Point], before: Window, du
     else:
         judgement.reasons = [f"every answer within {worst / 1000:.2f} s and the RSS +{max(growth, 0):.0f} MiB"]
     return judgement
+
+
+def marginal(judgement: dict) -> bool:
+    """Degraded only because its slowest answer came at most MARGINAL times past the bound (a judgement's as_dict,
+    or a record's)."""
+    phases = judgement["phases"]
+    worst = max((phases[n]["max_ms"] or 0.0) for n in ("during", "after"))
+    return (judgement["outcome"] == DEGRADED and judgement["rss_growth_mib"] <= MEMORY_LIMIT_MIB
+            and worst <= LATENCY_BOUND_S * MARGINAL * 1000)
+
+
+def same_outcome(pinned: dict, got: dict) -> bool:
+    """Whether a probe's new judgement gives its pinned outcome: the same, or held against marginally degraded."""
+    if pinned["outcome"] == got["outcome"]:
+        return True
+    outcomes = {pinned["outcome"], got["outcome"]}
+    return outcomes == {HELD, DEGRADED} and marginal(pinned if pinned["outcome"] == DEGRADED else got)
 
 
 def summary(judgement: Judgement) -> str:

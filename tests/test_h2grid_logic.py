@@ -167,3 +167,19 @@ def test_a_library_defect_still_shows(defect):
     defect (h2grid/defects.py) and what the docs say of it go."""
     shown = defect.check()
     assert shown, f"{defect.key} no longer shows on the installed {defect.library}: remove it from h2grid/defects.py"
+
+
+def _record(outcome: str, max_ms: float, rss: float = 1.0) -> dict:
+    phase = {"max_ms": max_ms}
+    return {"outcome": outcome, "phases": {"during": phase, "after": {"max_ms": 5.0}}, "rss_growth_mib": rss}
+
+
+def test_held_and_marginally_degraded_are_the_same_outcome_and_nothing_more():
+    """A probe pinned degraded at 2.13 s that held at 0.85 s the next time is timing; one pinned held that now
+    takes 10 s, or grows the RSS past the limit, or fails a request, has changed."""
+    assert judge.same_outcome(_record(DEGRADED, 2130), _record(HELD, 850))
+    assert judge.same_outcome(_record(HELD, 1610), _record(DEGRADED, 2340))
+    assert not judge.same_outcome(_record(HELD, 1900), _record(DEGRADED, 10_000))
+    assert not judge.same_outcome(_record(HELD, 1900), _record(DEGRADED, 2100, rss=judge.MEMORY_LIMIT_MIB + 1))
+    assert not judge.same_outcome(_record(DEGRADED, 2100), _record(DOWN, 2100))
+    assert judge.same_outcome(_record(DOWN, 5000), _record(DOWN, 9000))
