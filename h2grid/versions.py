@@ -42,22 +42,16 @@ def crates_in(distribution: str, venv: Path | None = None) -> dict[str, str]:
 
 
 def of(endpoint: Endpoint) -> dict[str, str]:
-    """The entry's versions (harness.versions) and its HTTP/2 libraries'."""
+    """The entry's versions with its server's HTTP/2 framing packages (harness.versions, asked of the entry's own
+    interpreter: the distributions of LIBRARIES, Go's toolchain), and the Rust crates compiled into its server."""
     entry = catalog.get(endpoint.entry)
     found = dict(harness_versions.for_entry(endpoint.entry, http2=True))
-    # an entry on an interpreter of its own (3.13t's .venv-ft) is asked there; the project's Python here
-    venv = interpreters.get(entry.interpreter).venv
-    installed = harness_versions.venv_versions(entry.interpreter) if venv is not None else None
+    venv = interpreters.get(entry.interpreter).venv  # 3.13t's granian is another release than this interpreter's
     for library in libraries_of(entry.server):
-        source = LIBRARIES[library][1]
-        kind, _, rest = source.partition(":")
-        if kind == "dist":
-            version = installed.get(rest) if installed is not None else harness_versions.package_version(rest)
-        elif kind == "crate":
+        kind, _, rest = LIBRARIES[library][1].partition(":")
+        if kind == "crate":
             distribution, _, crate = rest.partition(":")
             version = crates_in(distribution, venv).get(crate)
-        else:
-            version = harness_versions.go_version()
-        if version:
-            found[library] = version
+            if version:
+                found[library] = version
     return found

@@ -13,8 +13,7 @@ import socket
 
 import pytest
 
-from h2grid import attacks, defects, endpoints, record, runner, versions
-from h2grid import judge
+from h2grid import attacks, defects, endpoints, judge, record, runner, versions
 from h2grid.judge import summary
 from h2grid.wire import PREFACE, RawConnection
 
