@@ -13,15 +13,21 @@
 #   --gil-twin: --free-threaded, and its GIL twin: CPython 3.13 with the GIL from the same source and flags,
 #     and .venv-313 with .venv-ft's packages at the same versions (scripts/gil-twin-setup.sh: another 6-8
 #     minutes the first time), for the benchmark's free-threading comparison (bench --interpreter)
+#   --upgrade: after the set-up, scripts/upgrade.py: the lock moved to the newest releases, installed, the
+#     derived pages regenerated and what is version-bound re-recorded, then what changed (an hour or more)
+#   Versions: every Python package at the lock's version (lock/: scripts/lock.py), so a fresh clone installs
+#     what the pages, records and lessons were written against
 set -euo pipefail
 cd "$(dirname "$0")"
 FREE_THREADED=0
 GIL_TWIN=0
+UPGRADE=0
 for arg in "$@"; do
   case "$arg" in
     --free-threaded) FREE_THREADED=1 ;;
     --gil-twin) FREE_THREADED=1; GIL_TWIN=1 ;;
-    *) echo "usage: ./setup.sh [--free-threaded] [--gil-twin]" >&2; exit 2 ;;
+    --upgrade) UPGRADE=1 ;;
+    *) echo "usage: ./setup.sh [--free-threaded] [--gil-twin] [--upgrade]" >&2; exit 2 ;;
   esac
 done
 
@@ -54,10 +60,25 @@ if [ "$PY" = "$PROJECT_VENV/bin/python" ]; then
 else
   PIP_STAMP=.build/pip-installed
 fi
-if ! "$PY" -c "import servers, flask, sanic, gevent, pytest" 2>/dev/null || [ pyproject.toml -nt "$PIP_STAMP" ]; then
-  echo "setup: pip install -e '.[all,test]' into $PY"
-  "$PY" -m pip install -q --disable-pip-version-check -e '.[all,test]'
+# The versions come from the lock (lock/gil.txt: scripts/lock.py), as pip's constraints: a fresh clone
+# installs what the pages, records and lessons were written against, whatever the registry has today.
+LOCK="lock/$("$PY" scripts/lock.py --tag).txt"
+CONSTRAINTS=()
+if [ -f "$LOCK" ]; then
+  CONSTRAINTS=(-c "$LOCK")
+else
+  echo "setup: no lock for $PY's $("$PY" scripts/lock.py --tag) in lock/: installing the newest versions within" \
+       "pyproject.toml's floors (pages and records may name others; python scripts/lock.py writes the lock)" >&2
+fi
+if ! "$PY" -c "import servers, flask, sanic, gevent, pytest" 2>/dev/null || [ pyproject.toml -nt "$PIP_STAMP" ] \
+   || { [ -f "$LOCK" ] && ! "$PY" scripts/lock.py --check >/dev/null; }; then
+  echo "setup: pip install -e '.[all,test]' into $PY${CONSTRAINTS:+ (versions from $LOCK)}"
+  "$PY" -m pip install -q --disable-pip-version-check "${CONSTRAINTS[@]}" -e '.[all,test]'
   mkdir -p "$(dirname "$PIP_STAMP")" && touch "$PIP_STAMP"
+  if [ -f "$LOCK" ] && ! "$PY" scripts/lock.py --check; then
+    echo "setup: $PY does not hold $LOCK's versions (above)" >&2
+    exit 1
+  fi
 fi
 
 # The docs site's Mermaid, served by the site so that its diagrams draw offline (scripts/mermaid_local.py:
@@ -81,6 +102,13 @@ fi
 for name in $("$PY" -c "from servers.core import catalog; print(*catalog.GO_COMMANDS)"); do
   "$PY" -c "from servers.core.command import build_go; build_go('$name')"
 done
+# The Go module's vet and tests compiled here (the Go build cache keeps both), so tests/test_go.py runs them
+# rather than compiling inside a test's time limit.
+GO_MODULE="$("$PY" -c "from servers.core.command import GO_MODULE; print(GO_MODULE)")"
+(cd "$GO_MODULE" && go vet ./... && go test -count=1 -run '^$' ./... >/dev/null)
+# The WebSocket load tool (loadtools/wsload), likewise built here rather than inside a test.
+"$PY" -c "from loadtools import ws; ws.binary()"
 if ((FREE_THREADED)); then scripts/free-threaded-setup.sh; fi
 if ((GIL_TWIN)); then scripts/gil-twin-setup.sh; fi
+if ((UPGRADE)); then "$PY" scripts/upgrade.py; fi
 echo "setup: done, on $PY (vegeta in $GOBIN_DIR; add it to PATH to use it by hand)"

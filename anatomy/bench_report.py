@@ -2,7 +2,7 @@
 report.html (what `./bench.sh run ... --anatomy` runs as a process after the benchmark's runs).
 
 Each entry is started again and observed (session.run) on the operation named with it, the first
-one it was benchmarked on; the sections go to OUT/anatomy.html, which bench.reports appends to
+one it was benchmarked on; the sections go to OUT/anatomy.html, which bench.report.reports appends to
 report.html (so `bench.sh report` keeps them), and the JSON to OUT/anatomy.json.
 """
 from __future__ import annotations

@@ -18,11 +18,14 @@ from rich.markup import escape
 from servers.core import catalog, interpreters
 from servers.core.catalog import Entry
 
-from bench import (capacity, compare, defaults, free_threading, free_threading_page, model, plan as planning, presets,
-                   reports, rounds, schema, screenshot, selection)
-from bench.anatomy_run import write_anatomy
-from bench.progress import Progress
-from bench.runner import Runner
+from bench import defaults, schema
+from bench.capacity import search
+from bench.free_threading import comparison, document
+from bench.planning import plan, presets, rounds, selection
+from bench.report import compare, model, reports, screenshot
+from bench.run.anatomy_run import write_anatomy
+from bench.run.progress import Progress
+from bench.run.runner import Runner
 from harness import browser
 from harness import protocols
 from loadtools import DEFAULT_TOOL, TOOLS, ToolMissing, Unsupported
@@ -131,9 +134,9 @@ def interpreter_list(text: str) -> list[str]:
 
 
 def slo_text(text: str) -> str:
-    """--slo: checked here (a bad bound is a usage error), kept as given (bench/capacity.py parses it)."""
+    """--slo: checked here (a bad bound is a usage error), kept as given (bench/capacity/search.py parses it)."""
     try:
-        capacity.Slo.parse(text)
+        search.Slo.parse(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
@@ -156,7 +159,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     sel.add_argument("--quick", action="store_true",
                      help="a small matrix in a few minutes: 3 s runs (5000 requests for ab); alone, one "
                           "stack of every framework, one Go stack and every route; capacity ramps of "
-                          f"{', '.join(planning.QUICK_CAPACITY_OPS)} with short steps")
+                          f"{', '.join(plan.QUICK_CAPACITY_OPS)} with short steps")
     sel.add_argument("--capacity", action="store_true",
                      help="only capacity ramps: per stack and operation, open-loop steps at constant rates "
                           "(vegeta, latency from each request's intended send time), a geometric ladder then "
@@ -164,8 +167,8 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                           "measured first against Go net/http")
     sel.add_argument("--slo", metavar="BOUNDS", type=slo_text,
                      help=f"the capacity's latency bound: p50/p90/p99/p99.9 in ms, s or us, comma "
-                          f"separated, and >= {100 * capacity.MIN_SUCCESS:g}%% of requests succeed (default "
-                          f"{capacity.DEFAULT_SLO}: the suite's routes answer in a few ms on a stack that "
+                          f"separated, and >= {100 * search.MIN_SUCCESS:g}%% of requests succeed (default "
+                          f"{search.DEFAULT_SLO}: the suite's routes answer in a few ms on a stack that "
                           f"holds its rate, seconds past it)")
     load = p.add_argument_group("the load")
     load.add_argument("--tool", choices=list(TOOLS), help=f"load tool (default {DEFAULT_TOOL})")
@@ -257,7 +260,7 @@ def add_load_host_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def add_noise_arguments(p: argparse.ArgumentParser) -> None:
-    """How repeats are ordered and how the machine's noise is watched (bench/rounds.py, bench/noise.py)."""
+    """How repeats are ordered and how the machine's noise is watched (bench/planning/rounds.py, bench/noise.py)."""
     g = p.add_argument_group("repeats and noise")
     g.add_argument("--rounds-order", choices=rounds.ORDERS,
                    help="with --repeat: interleaved (default) runs every configuration once per round, rounds "
@@ -302,11 +305,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"where to write it (default {screenshot.PICTURE.relative_to(ROOT)}, the README's picture)")
     shot.add_argument("--window", default="1280x900", metavar="WxH", help="the screen's size in px (default 1280x900)")
     ft = sub.add_parser("free-threading", help="docs/free-threading.md's measured section from a free-threading run",
-                        description=free_threading_page.__doc__)
+                        description=document.__doc__)
     ft.add_argument("results", type=Path, nargs="?",
                     help="a results.jsonl of `bench.sh --preset free-threading` (default: the newest such run in results/)")
-    ft.add_argument("--page", type=Path, default=free_threading_page.PAGE, metavar="MD",
-                    help=f"the page whose section it writes (default {free_threading_page.PAGE.relative_to(ROOT)})")
+    ft.add_argument("--page", type=Path, default=document.PAGE, metavar="MD",
+                    help=f"the page whose section it writes (default {document.PAGE.relative_to(ROOT)})")
     return parser
 
 
@@ -337,7 +340,7 @@ def target_entry(name: str | None, url: str) -> Entry:
 # What settings_from works out itself; every other Settings field is a run option of the same dest,
 # taken as given (None: not given, so the preset's or Settings' own default stands).
 WORKED_OUT = {"servers", "ops", "target", "preset", "quick", "keepalive", "capacity_ops", "capacity_only", "ramp"}
-OPTION_SETTINGS = [f.name for f in fields(planning.Settings) if f.name not in WORKED_OUT]
+OPTION_SETTINGS = [f.name for f in fields(plan.Settings) if f.name not in WORKED_OUT]
 
 
 @contextmanager
@@ -349,9 +352,9 @@ def users_input():
         raise UsageError(exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)) from None
 
 
-def settings_from(args: argparse.Namespace) -> tuple[planning.Settings, list[Entry] | None]:
+def settings_from(args: argparse.Namespace) -> tuple[plan.Settings, list[Entry] | None]:
     """Settings from the preset (if any), then the explicit options; and target entries if --target."""
-    s = presets.get(args.preset).settings() if args.preset else planning.Settings()
+    s = presets.get(args.preset).settings() if args.preset else plan.Settings()
     if args.quick:  # first, so that an explicit --duration or --requests still wins
         s = s.scaled_quick()
     for name in OPTION_SETTINGS:
@@ -377,18 +380,18 @@ def settings_from(args: argparse.Namespace) -> tuple[planning.Settings, list[Ent
             if args.servers:
                 s.servers = [e.name for e in selection.select_entries(args.servers)]
             elif not args.preset:
-                s.servers = list(planning.QUICK_SERVERS) if args.quick else [e.name for e in catalog.ENTRIES]
+                s.servers = list(plan.QUICK_SERVERS) if args.quick else [e.name for e in catalog.ENTRIES]
             if args.ops:
                 s.ops = selection.select_ops(args.ops)
     if args.capacity:
         s.capacity_only, s.capacity_ops = True, list(s.ops)
     elif args.quick and not args.preset:
-        s.capacity_ops = [op for op in planning.QUICK_CAPACITY_OPS if op in s.ops]
+        s.capacity_ops = [op for op in plan.QUICK_CAPACITY_OPS if op in s.ops]
     check_settings(s, args)
     return s, target_entries
 
 
-def check_settings(s: planning.Settings, args: argparse.Namespace) -> None:
+def check_settings(s: plan.Settings, args: argparse.Namespace) -> None:
     """What no single option's type can check: combinations."""
     if s.rerun_noisy < 0:
         raise UsageError("--rerun-noisy must be 0 or more")
@@ -432,10 +435,10 @@ def default_out() -> Path:
     return out
 
 
-def print_plan(console: Console, p: planning.Plan) -> None:
+def print_plan(console: Console, p: plan.Plan) -> None:
     s = p.settings
     console.print(f"[bold]plan[/bold]: {len(p.runs)} runs, {len(p.entries)} stacks, tool {s.tool}, "
-                  f"about {planning.format_duration(p.estimate_s())}"
+                  f"about {plan.format_duration(p.estimate_s())}"
                   + (f" (preset {s.preset})" if s.preset else "") + (" --quick" if s.quick else ""))
     for group in p.entries:
         ops = list(dict.fromkeys(r.operation for r in group.runs))
@@ -451,11 +454,13 @@ def print_plan(console: Console, p: planning.Plan) -> None:
         console.print(f"  skipped {len(p.skipped)} entry/operation pairs the catalog does not list")
     for unserved in p.unserved:
         console.print(escape(f"  left out: {unserved}"))
+    for note in p.not_isolated:
+        console.print(escape(f"  not isolated: {note}"), style="yellow")
 
 
 def cmd_run(args: argparse.Namespace, console: Console) -> int:
     s, target_entries = settings_from(args)
-    p = planning.build(s, target_entries)
+    p = plan.build(s, target_entries)
     if not p.runs:
         raise UsageError("nothing to run: no selected entry supports the selected operations")
     out = args.out if args.out else default_out()
@@ -496,12 +501,12 @@ def cmd_run(args: argparse.Namespace, console: Console) -> int:
 def print_overview() -> int:
     """A bare `bench.sh`: what `bench.sh run` would run and how long it takes, and how to start it or less."""
     parser = build_parser()
-    full = planning.build(settings_from(parser.parse_args(["run"]))[0])
-    quick = planning.build(settings_from(parser.parse_args(["run", "--quick"]))[0])
+    full = plan.build(settings_from(parser.parse_args(["run"]))[0])
+    quick = plan.build(settings_from(parser.parse_args(["run", "--quick"]))[0])
 
-    def summary(p: planning.Plan) -> str:
+    def summary(p: plan.Plan) -> str:
         return (f"{len(p.runs)} runs on {len(p.entries)} stacks with {p.settings.tool}, "
-                f"about {planning.format_duration(p.estimate_s())}")
+                f"about {plan.format_duration(p.estimate_s())}")
 
     print(f"bench.sh run would benchmark every entry of the catalog on every route it serves: {summary(full)}.\n"
           f"Nothing was started. To start:\n"
@@ -545,16 +550,16 @@ def cmd_compare(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_free_threading(args: argparse.Namespace, console: Console) -> int:
-    path = args.results or free_threading.newest_run(ROOT / "results")
+    path = args.results or comparison.newest_run(ROOT / "results")
     if path is None:
         raise UsageError("no free-threading run in results/: run `./bench.sh --preset free-threading` first "
                          "(after ./setup.sh --gil-twin), or give its results.jsonl")
     with users_input():
         results = schema.read(path)
-    view = free_threading.build(model.build(results))
+    view = comparison.build(model.build(results))
     shown = path.resolve().relative_to(ROOT) if path.resolve().is_relative_to(ROOT) else path
-    page = free_threading_page.write(view, str(shown), args.page)
-    print(free_threading_page.section(view, str(shown)))
+    page = document.write(view, str(shown), args.page)
+    print(document.section(view, str(shown)))
     if view.conclusive:
         console.print(f"wrote {page}: what to pick, from {shown}")
     else:
@@ -582,7 +587,7 @@ def cmd_presets(args: argparse.Namespace, console: Console) -> int:
     for p in presets.PRESETS.values():
         items.append({"name": p.name, "summary": p.summary, "options": p.command_line(),
                       "expected": p.expected(), "expected_quick": p.expected(quick=True), "notes": list(p.notes),
-                      "repeats": p.repeats, "repeats_quick": min(p.repeats, planning.QUICK_REPEAT)})
+                      "repeats": p.repeats, "repeats_quick": min(p.repeats, plan.QUICK_REPEAT)})
     if args.json:
         print(json.dumps(items, indent=2))
         return 0

@@ -1,5 +1,5 @@
-"""A run's defaults, written once: the command line (bench/cli.py), Settings (bench/plan.py),
-the presets (bench/presets.py) and the noise probe (bench/noise.py) all start from these; the load's
+"""A run's defaults, written once: the command line (bench/cli.py), Settings (bench/planning/plan.py),
+the presets (bench/planning/presets.py) and the noise probe (bench/noise.py) all start from these; the load's
 own (connections, duration, timeout, users) are the load tools' (loadtools/defaults.py)."""
 from __future__ import annotations
 

@@ -11,13 +11,20 @@ from servers.core import catalog, interpreters
 BASE_PROTOCOL = "h1"
 
 
+def interpreter_name(key: str) -> str:
+    """How a table names an interpreter: its label ('3.13', '3.14t', 'default'), or its key where unknown."""
+    try:  # another version's lane too (a run made with FT_VERSION=3.14)
+        return interpreters.get(key).label
+    except KeyError:
+        return key
+
+
 def interpreter_label(entrypoint: str, interpreter: str) -> str:
     """'' where the stack runs on its entry's own interpreter (or none is known), else the interpreter's label."""
     entry = catalog.BY_NAME.get(entrypoint)
     if not interpreter or entry is None or interpreter == entry.interpreter:
         return ""
-    known = interpreters.INTERPRETERS.get(interpreter)
-    return known.label if known is not None else interpreter
+    return interpreter_name(interpreter)
 
 
 def stack(entrypoint: str, protocol: str = BASE_PROTOCOL, interpreter: str = "", cores: int | None = None) -> str:

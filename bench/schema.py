@@ -43,7 +43,7 @@ class Result:
     server_cores: int | None = None
     # the server's proportional set size (shared pages split among the processes that map them), summed over
     # its process tree, at its peak: the memory the stack takes, where RSS counts a forked worker's shared
-    # pages once per worker (bench/sampler.py)
+    # pages once per worker (bench/run/sampler.py)
     server_peak_pss_mb: float | None = None
     # the route
     operation: str = ""
@@ -82,6 +82,10 @@ class Result:
     server_peak_rss_mb: float | None = None
     # what the backend alone served at this concurrency (backends.ceiling), for backend routes
     backend_ceiling: dict = field(default_factory=dict)
+    # the local backends' own CPU meanwhile (their process trees: redis-server, FerretDB, PostgreSQL), and per
+    # request: beside the server's, what a backend route's request cost the machine (None: no local backends)
+    backend_cpu_s: float | None = None
+    backend_cpu_per_request_ms: float | None = None
     # the cell's self-check (bench/selfcheck.py): the load tool's own CPU, its cores' busy share, the
     # connections actually open, rate x mean latency / connections; void_reasons non-empty: the stack
     # was not the bound (shown, never ranked)
@@ -94,7 +98,7 @@ class Result:
     # CPU the machine spent meanwhile on processes that are not the server, the tool, the backends or
     # the benchmark itself, % of all its cores (bench/selfcheck.py): what a shared machine cost the cell
     foreign_cpu_pct: float | None = None
-    # a step of a capacity ramp (bench/capacity.py): mode "capacity" (or "calibration", the tool's own
+    # a step of a capacity ramp (bench/capacity/): mode "capacity" (or "calibration", the tool's own
     # limit against a trivial server), the ramp's phase, what was sent of the offered `rate`, how late,
     # vegeta's latency from the actual send (latency_ms counts from the intended send), the SLO
     mode: str = ""
@@ -110,7 +114,7 @@ class Result:
     failure: str = ""
     notes: list[str] = field(default_factory=list)
     target: str = ""  # the --target URL when the server was started elsewhere
-    # where the pieces ran (bench/hosts.py): the backend this route used, its URL without credentials
+    # where the pieces ran (bench/run/hosts.py): the backend this route used, its URL without credentials
     # ({} for routes without one; with --target, the URLs given by --mongo-url/--redis-url), and the
     # load: host names of the processes that sent it, how many load processes (locust's workers)
     # and the locust master's address ("" for a single load process)
@@ -119,12 +123,18 @@ class Result:
     load_workers: int | None = None
     load_master: str = ""
     pinning: dict = field(default_factory=dict)
+    # which cores each piece had (harness/pinning.placement: "server", "load tool", each local backend; every
+    # usable core where unpinned), and what shared the server's cores in this run: the load tool, the route's
+    # backend (harness/pinning.sharing). A cell with either is never compared on scaling (bench/free_threading/comparison.py)
+    placement: dict[str, list[int]] = field(default_factory=dict)
+    server_options: dict = field(default_factory=dict)  # options handed to the server (bench/planning/plan.py RunSpec's)
+    shared_cores: list[str] = field(default_factory=list)
     machine: dict = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
     preset: str = ""
     repeat: int = 0
     repeats: int = 1
-    # how the repeats ran and what the noise probe saw around this run (bench/rounds.py, bench/noise.py)
+    # how the repeats ran and what the noise probe saw around this run (bench/planning/rounds.py, bench/noise.py)
     rounds_order: str = ""  # "interleaved" or "sequential" ("" in files written before it existed)
     sequence: int = 0  # the run's place in the session: 1, 2, ... (reruns included)
     probe_before: dict = field(default_factory=dict)  # {"cpu_ms": .., "loopback_ms": ..}; {} without probe
@@ -164,7 +174,7 @@ class Result:
     @classmethod
     def from_dict(cls, data: dict) -> "Result":
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in _before_the_axes(data).items() if k in known})
+        return cls(**{k: v for k, v in _before_the_placement(_before_the_axes(data)).items() if k in known})
 
 
 def _before_the_axes(data: dict) -> dict:
@@ -183,6 +193,28 @@ def _before_the_axes(data: dict) -> dict:
         entry = catalog.BY_NAME.get(data.get("entrypoint", ""))
         data["interpreter"] = entry.interpreter if entry is not None else ""
     return data
+
+
+def _before_the_placement(data: dict) -> dict:
+    """A line written before runs recorded what shared the server's cores, given what its pinning record says: with
+    nothing pinned every piece ran on every core (the load tool, and the route's local backend, on the server's);
+    pinned, the backends "with the server" on its cores. So an old run's 2-core cells are marked as they were run."""
+    if "shared_cores" in data or not data.get("pinning") or data.get("target"):
+        return data
+    from harness import pinning
+    from servers.core import catalog
+
+    pins = data["pinning"]
+    local = [b for b in (data.get("backends") or {}) if pins.get("backends") != "none"]
+    server = set(pins.get("server_cpus") or ()) if pins.get("enabled") else {"all"}
+    tool = set(pins.get("tool_cpus") or ()) if pins.get("enabled") else {"all"}
+    backends = set(pins.get("backend_cpus") or ()) if pins.get("enabled") and pins.get("backends") != "unpinned" \
+        else {"all"}
+    route_backend = catalog.backend_of(data.get("operation", ""))
+    shared = [pinning.TOOL] if server & tool else []
+    if route_backend in local and server & backends:
+        shared.append(route_backend)
+    return {**data, "shared_cores": shared}
 
 
 def append(path: Path, result: Result) -> None:

@@ -14,7 +14,7 @@ The rules, and why:
   stack's number is the tool's.
 - open loop: fewer hits sent than offered (SENT_SHORT) while the tool's cores were busy (CORES_BUSY,
   with the tool or anything else: a starved tool sends late just as a saturated one), or a rate
-  above the tool's own measured limit (bench/capacity.py measures it against the fastest trivial
+  above the tool's own measured limit (bench/run/ramper.py measures it against the fastest trivial
   server at the start of a capacity run). Sends that fell behind while the tool had CPU to spare
   mean every worker waited on the stack: the stack did not hold the rate (not void; the latency
   counts from the intended send, loadtools/openloop.py).
@@ -26,8 +26,15 @@ The rules, and why:
   its cores (an idle tool did not set the pace: the shortfall is the stack's reconnects or a short
   run's edges; the report still shows rate x mean beside the connections). Above N
   is not voided: wrk adds estimated samples for coordinated omission after the run, which lifts
-  its mean (bench/capacity.py's note says how far that estimate is trusted).
-- the backend at >= BACKEND_BOUND of its own ceiling (bench/ceiling.py): the backend is the bound.
+  its mean (bench/capacity/tally.py's note says how far that estimate is trusted).
+- the backend at >= BACKEND_BOUND of its own ceiling (bench/run/ceiling.py, closed and open loop alike:
+  a step's requests/s over what the backend alone served): the backend is the bound.
+- a cell, not a step (backend_bound): where the local backends share the server's cores (harness/pinning.py
+  on fewer than OWN_BACKEND_CORES cores, or no pinning), the cores serve the server and the backends
+  together; when the backends took BACKEND_CPU_BOUND or more of the CPU the requests cost there (their CPU
+  per request over theirs and the server's), the cell's rate measures the backend as much as the stack: it
+  is shown with its server CPU per request (the stack's own cost) and never ranked nor used as a ratio's
+  denominator. Its steps still count for the ramp (the rates held are real, for this placement).
 """
 from __future__ import annotations
 
@@ -47,6 +54,7 @@ CORES_BUSY = 0.95  # the tool's cores busy (the tool and anything else): the too
 SENT_SHORT = 0.98  # open loop: sent below this share of offered = the pacer fell behind
 LITTLE_TOLERANCE = 0.25  # closed loop: rate x mean latency within 25 % of the connections
 BACKEND_BOUND = 0.85  # share of the backend's ceiling
+BACKEND_CPU_BOUND = 0.5  # the backends' share of the CPU a request cost on cores they share with the server
 SAMPLE_EVERY_S = 0.5
 ERRORS_EXEMPT = 0.01
 LITTLE_TOOL_BUSY = 0.5  # Little's law voids a cell only when the tool used at least this share of its cores  # Little's law is not checked past this share of requests without an answer
@@ -85,7 +93,7 @@ def _own_cpu() -> float:
     return own.ru_utime + own.ru_stime + _children_cpu()
 
 
-def _trees_cpu(pids: list[int]) -> dict[int, float]:
+def trees_cpu(pids: list[int]) -> dict[int, float]:
     """pid -> CPU seconds of its process tree (the server's workers, a backend's children)."""
     out = {}
     for pid in pids:
@@ -151,7 +159,7 @@ class Watch:
         self._busy, self._total = _cpu_times(self.cpus)
         self._machine = _process_cpu()
         self._own = _own_cpu()
-        self._known = _trees_cpu(list(self.known_pids()))
+        self._known = trees_cpu(list(self.known_pids()))
         if self.sample_connections:
             self._thread.start()
         return self
@@ -164,7 +172,7 @@ class Watch:
         cpu = _children_cpu() - self._cpu
         busy, total = _cpu_times(self.cpus)
         machine = _process_cpu()
-        known = _trees_cpu(list(self.known_pids()))
+        known = trees_cpu(list(self.known_pids()))
         ours = _own_cpu() - self._own + sum(cpu - self._known.get(pid, 0.0) for pid, cpu in known.items())
         cores = len(psutil.cpu_times(percpu=True)) or 1
         foreign = max(0.0, (machine - self._machine) - ours)
@@ -200,7 +208,7 @@ class Check:
 
 
 def backend_share(result) -> float | None:
-    """A run's requests/s over what its backend alone served (bench/ceiling.py); None without a ceiling."""
+    """A run's requests/s over what its backend alone served (bench/run/ceiling.py); None without a ceiling."""
     ceiling = (result.backend_ceiling or {}).get("requests_per_s")
     return result.requests_per_s / ceiling if ceiling and result.ok else None
 
@@ -258,3 +266,38 @@ def gil_reenabled(server) -> str | None:
     if server is None or not catalog.get(server.name).free_threaded:
         return None
     return gil_guard.reenabled(server.stderr_text(1 << 20))
+
+
+def backends_share_server_cores(pinning: dict) -> bool:
+    """Whether a run's local backends ran on the server's cores (harness/pinning.py's record): pinned with the
+    server, or nothing pinned (every process on every core). False where no local backend ran."""
+    if not pinning or pinning.get("backends") == "none":
+        return False
+    if not pinning.get("enabled"):
+        return True
+    server, backends = set(pinning.get("server_cpus") or ()), set(pinning.get("backend_cpus") or ())
+    return pinning.get("backends") == "unpinned" or bool(server & backends)
+
+
+def backend_cpu_share(server_ms: float | None, backend_ms: float | None) -> float | None:
+    """The backends' share of the CPU a request cost (theirs and the server's); None where either is unknown."""
+    if server_ms is None or backend_ms is None or server_ms + backend_ms <= 0:
+        return None
+    return backend_ms / (server_ms + backend_ms)
+
+
+def backend_bound(results: list) -> list[str]:
+    """Why a cell (a closed-loop configuration's runs, a capacity's steps) measures its backend as much as its
+    stack ([] when it does not): the local backends shared the server's cores and took BACKEND_CPU_BOUND or more
+    of the CPU its requests cost (medians over the runs)."""
+    measured = [r for r in results if r.cpu_per_request_ms is not None and r.backend_cpu_per_request_ms is not None]
+    if not measured or not backends_share_server_cores(measured[0].pinning):
+        return []
+    server = statistics.median(r.cpu_per_request_ms for r in measured)
+    backend = statistics.median(r.backend_cpu_per_request_ms for r in measured)
+    share = backend_cpu_share(server, backend)
+    if share is None or share < BACKEND_CPU_BOUND:
+        return []
+    return [f"backend-bound: the local backends took {share:.0%} of the CPU a request cost on the cores they share "
+            f"with the server ({1000 * backend:,.0f} µs per request against the server's {1000 * server:,.0f} µs): "
+            f"the rate measures the backend as much as the stack (its server CPU per request still holds)"]

@@ -8,6 +8,7 @@ GOAWAY's error code and debug data: the probes count what the server answered, n
 from __future__ import annotations
 
 import ipaddress
+import select
 import socket
 import ssl
 from collections import Counter
@@ -105,6 +106,12 @@ class RawConnection:
             self.sock.sendall(data)
         except (OSError, ssl.SSLError) as exc:
             raise Closed(f"send: {exc.__class__.__name__}") from None
+
+    def hung_up(self) -> bool:
+        """Whether the server has ended the connection (its FIN or a reset), seen without reading what it sent."""
+        poller = select.poll()
+        poller.register(self.sock.fileno(), select.POLLRDHUP | select.POLLHUP | select.POLLERR)
+        return bool(poller.poll(0))
 
     def read_available(self, limit: int = 16 * MAX_READ, wait: float = 0.0) -> None:
         """Read what the server has sent (up to limit bytes; waiting up to `wait` s for the first), count its frames.

@@ -55,6 +55,53 @@ class Pinning:
         return f"taskset: server on {server}, load tool on cpu {cpu_list(self.tool_cpus)}; {backends}"
 
 
+TOOL = "load tool"
+
+
+def placement(pins: dict, backends: list[str] = (), local_server: bool = True) -> dict[str, list[int]]:
+    """Which cores each piece of a run had (a Pinning's record, as results carry it): "server", "load tool" and
+    each local backend ("mongo": FerretDB and its PostgreSQL; "redis"); every usable core where nothing was
+    pinned, [] for a server started elsewhere (--target)."""
+    every = usable_cpus()
+    enabled = bool(pins.get("enabled"))
+    server = (list(pins.get("server_cpus") or []) if enabled else list(every)) if local_server else []
+    out = {"server": server, TOOL: list(pins.get("tool_cpus") or []) if enabled else list(every)}
+    if pins.get("backends") != "none":
+        cpus = list(pins.get("backend_cpus") or []) if enabled and pins.get("backends") != "unpinned" else list(every)
+        out.update({backend: cpus for backend in backends})
+    return out
+
+
+def sharing(where: dict[str, list[int]], backend: str | None = None) -> list[str]:
+    """What shared the server's cores in a placement: the load tool, and the route's backend (an idle backend on
+    the server's cores costs it nothing)."""
+    server = set(where.get("server") or ())
+    return [role for role in (TOOL, *([backend] if backend else [])) if server & set(where.get(role) or ())]
+
+
+def cores_to_isolate(server_cores: int) -> int:
+    """The fewest usable cores on which plan() gives a server of server_cores, the load tool and the local backends
+    cores apart (the backends get their own from OWN_BACKEND_CORES on, the tool keeps at least one)."""
+    return max(OWN_BACKEND_CORES, server_cores + 2)
+
+
+def what_isolates(server_cores: int) -> str:
+    """The machine that would isolate a server of server_cores from the load tool and the backends."""
+    return (f"a machine of {cores_to_isolate(server_cores)} or more usable cores (the server on {server_cores}, the "
+            f"load tool and the local backends on cores of their own), or the three-host layout: the server on a "
+            f"host of its own (--target), the load from load hosts, the backends on a third (--mongo-url, "
+            f"--redis-url): docs/benchmarks.md")
+
+
+def measures(shared: list[str]) -> str:
+    """What a placement can measure, given what shares the server's cores (sharing())."""
+    if not shared:
+        return "the server on cores of its own: capacity, cost per request, and scaling across core counts"
+    return (f"the server shares its cores with the {' and the '.join(shared)}: cost per request (the server's own "
+            f"CPU); its capacity is the stack's together with theirs, never compared on scaling nor threads "
+            f"against processes")
+
+
 def plan(requested: bool, server_cores: int | None = None, local_server: bool = True,
          backends: bool = False) -> Pinning:
     """The pinning to use: requested (--pin/--no-pin), server_cores (default half of the cores; all of them:

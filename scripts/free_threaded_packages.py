@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import re
 import subprocess
 import sys
@@ -25,14 +26,16 @@ import tomllib
 from importlib import metadata
 from pathlib import Path
 
+import lock  # scripts/lock.py, beside this file (run as a file, its folder is on sys.path)
+
 ROOT = Path(__file__).resolve().parents[1]
 # The extras tried on 3.13t: every server and framework the suite has (bench, anatomy and test are
 # tools, installed from the GIL build's side).
 EXTRAS = ("flask", "falcon", "gunicorn", "waitress", "granian", "starlette", "fastapi", "django", "litestar",
           "uvicorn", "tornado", "twisted", "gevent", "sanic", "blacksheep", "emmett", "uwsgi")
-# granian 2.7.9 is the last release with cp313t wheels (2.8 ships 3.14t ones only); pytest to run
+# granian 2.7.9 is the last release with cp313t wheels (2.8 ships 3.14t ones only: no pin there); pytest to run
 # the contract tests on this interpreter.
-FT_PINS = {"granian": "granian==2.7.9"}
+FT_PINS = {(3, 13): {"granian": "granian==2.7.9"}}
 EXTRA_TOOLS = ("pytest>=9.2.0", "pytest-timeout>=2.4.0")
 # Built from their sdist (no cp313t wheel), probed, then removed again: importing one takes the GIL
 # back for the whole process, and redis-py imports hiredis whenever it is installed. Small C builds only
@@ -40,6 +43,15 @@ EXTRA_TOOLS = ("pytest>=9.2.0", "pytest-timeout>=2.4.0")
 FROM_SOURCE = ("hiredis",)
 
 _NAME = re.compile(r"^[A-Za-z0-9._-]+")
+
+
+def target() -> tuple[int, int]:
+    """The free-threaded CPython the requirements are for: this one when it is free-threaded, else FT_VERSION's
+    (3.13 by default: a test reading the record from the GIL build)."""
+    if sysconfig.get_config_var("Py_GIL_DISABLED") == 1:
+        return sys.version_info[:2]
+    major, minor = (os.environ.get("FT_VERSION") or "3.13").split(".")
+    return int(major), int(minor)
 
 
 def requirements() -> dict[str, str]:
@@ -52,7 +64,7 @@ def requirements() -> dict[str, str]:
     out: dict[str, str] = {}
     for requirement in found:
         name = _key(_NAME.match(requirement).group(0))
-        out.setdefault(name, FT_PINS.get(name, requirement))
+        out.setdefault(name, FT_PINS.get(target(), {}).get(name, requirement))
     return out
 
 
@@ -175,6 +187,15 @@ def record(name: str, requirement: str, result: tuple[str, str], installed: dict
         return {"requirement": requirement, "installs": False, "version": latest(name), "gil": None, "reason": refused}
     pulled = closure(got)
     on = [installed[d] | {"distribution": d} for d in pulled if installed.get(d, {}).get("gil") == "on"]
+    if on and "[" in got.split(";")[0]:
+        # an extra that takes the GIL back (redis[hiredis] on 3.14t, where hiredis has a wheel that declares no
+        # Py_mod_gil): the bare requirement is what installs there, as where the extra has no wheel (3.13t)
+        bare = _key(_NAME.match(got).group(0))
+        bare_pulled = closure(bare)
+        if not any(installed.get(d, {}).get("gil") == "on" for d in bare_pulled):
+            refused = (f"{got}: its extras pull {on[0]['distribution']} {on[0]['version']}, which takes the GIL "
+                       f"back ({on[0]['module']})")
+            pulled, on = bare_pulled, []
     entry = {"requirement": requirement, "installs": True, "version": installed[pulled[0]]["version"],
              "gil": "on" if on else "off", "reason": "", "pulls": pulled[1:]}
     if refused:  # it installed, but not as the project asks (an older release, or without its extras)
@@ -196,6 +217,8 @@ def main(out: Path) -> int:
         print(f"  {requirement}: {said}", file=sys.stderr)
     # Recorded after every install, as the venv finally holds them (a later install may upgrade one).
     installed = {_key(d.metadata["Name"]): gil_of(d) for d in metadata.distributions()}
+    # Read before the source builds below change the venv (a distribution they remove is still a pull to judge)
+    packages = {name: record(name, wanted[name], results[name], installed) for name in wanted}
     from_source = {}
     for name in FROM_SOURCE:
         reason = pip("install", "-q", "--no-binary", name, name).returncode and "the source build failed"
@@ -204,12 +227,14 @@ def main(out: Path) -> int:
             from_source[name].update(gil_of(metadata.distribution(name)))
             pip("uninstall", "-q", "-y", name)
         print(f"  {name} from source: {from_source[name]}", file=sys.stderr)
-    packages = {name: record(name, wanted[name], results[name], installed) for name in wanted}
     data = {"interpreter": sys.version.split()[0] + "t", "abi": tag(),
             "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%MZ"),
             "packages": packages, "installed": dict(sorted(installed.items())), "from_source": from_source}
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    # the lock is what the venv holds at the end, as pip freeze would list it (a source build probed is gone again)
+    final = {_key(d.metadata["Name"]): d.version for d in metadata.distributions()}
+    lock.write_freeze(tag(), final, "scripts/free_threaded_packages.py")
     off = [n for n, p in packages.items() if p["gil"] == "off"]
     print(f"free-threaded: {len(off)} of {len(packages)} packages install and keep the GIL off ({out})", file=sys.stderr)
     return 0

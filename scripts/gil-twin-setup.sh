@@ -10,15 +10,18 @@
 #   .venv-ft's list changed; the end checks both lists are equal.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-VENV_FT="${VENV_FT:-$PWD/.venv-ft}"
-VENV_GIL_TWIN="${VENV_GIL_TWIN:-$PWD/.venv-313}"
+# FT_VERSION (scripts/free-threaded-python.sh --version): 3.13 (default: .venv-ft and .venv-313), 3.14 or 3.15
+# (.venv-ft3.14 and .venv-314, ...)
+FT_VERSION="${FT_VERSION:-3.13}"
+if [ "$FT_VERSION" = 3.13 ]; then VENV_FT="${VENV_FT:-$PWD/.venv-ft}"; else VENV_FT="${VENV_FT:-$PWD/.venv-ft$FT_VERSION}"; fi
+VENV_GIL_TWIN="${VENV_GIL_TWIN:-$PWD/.venv-${FT_VERSION//./}}"
 
 started=$(date +%s)
 if [ ! -x "$VENV_FT/bin/python" ]; then
   echo "gil-twin: $VENV_FT is missing: the twin copies its versions; run ./setup.sh --gil-twin (it makes both)" >&2
   exit 2
 fi
-PYTHON_TWIN="$(scripts/free-threaded-python.sh --gil)"
+PYTHON_TWIN="$(scripts/free-threaded-python.sh --version "$FT_VERSION" --gil)"
 freeze() { "$1/bin/python" -m pip freeze --disable-pip-version-check --exclude-editable 2>/dev/null | sort; }
 wanted="$(freeze "$VENV_FT")"
 same='import sys; print(sys.base_prefix, sys.version)'

@@ -35,10 +35,6 @@ fields named Content-Length, Transfer-Encoding or Host (400); the sync worker cl
 answer, so a body a framework leaves unread is never read [accepts-invalid, over-strict, not-
 observed].
 
-Caveat: HTTP/2 (--http2): on its cleartext port, which serves HTTP/1.1 and h2c alike, bytes that are
-not the client preface are answered as an HTTP/1.1 request (400) instead of closing the connection
-(h2spec http2/3.5/2; docs/http2-grid.md).
-
 Caveat: HTTP/2 (--http2): the gthread and gevent workers serve the requests a read completes before
 they read on, so an invalid frame that follows a request (a second HEADERS, a pseudo-header in
 trailers, DATA that does not add up to its content-length, a window past 2^31-1) meets an answer

@@ -20,7 +20,10 @@ body is read as requests on a keep-alive connection; HAProxy forwards it so), ke
 after Content-Length with Transfer-Encoding, serves an empty Transfer-Encoding, chunked twice, a LF
 after the last chunk, invalid trailer names, HTTP/2.0 and version-less request lines, `GET *`, the
 authority-form and a NUL target, checks no Host, refuses BWS in a chunk extension, and waits for a
-CRLF after a head ended by bare LFs [desync, accepts-invalid, no-close, over-strict, stall].
+CRLF after a head ended by bare LFs; a trailer line ended by a bare LF hides the next request in the
+trailer section (desync), a bare LF ending the chunked body is taken, and a chunked HTTP/1.0 body is
+read as empty before a close (misread) [desync, misread, accepts-invalid, stall, no-close, over-
+strict].
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -34,8 +34,12 @@ its client cut short: WSGI apps read what came as the whole body, ASGI and RSGI 
 granian answers 500; a 64 KiB chunk extension gives a WSGI or RSGI app an empty body as if whole; it
 checks no Host, hands `GET *`, the authority-form and the HTTP/2 preface to the app, serves chunked
 twice, and refuses HTTP/1.2 and `Transfer-Encoding: chunked,`; it closes instead of reading a body a
-framework leaves unread when it is large or comes after the answer [desync, accepts-invalid, crash,
-over-strict, not-observed].
+framework leaves unread when it is large or comes after the answer; a trailer line ended by a bare
+LF hides the next request in the trailer section (desync: the request a front forwards is never
+answered), and a bare LF ending the chunked body, chunk data ended by `X\n` or `\rX`, a NUL after a
+chunk size and a bare LF in the last chunk's extension are served (WSGI) or answered 500 (ASGI,
+RSGI); a WSGI app's empty body for a 64 KiB chunk extension is followed by a close (misread)
+[desync, misread, accepts-invalid, crash, over-strict, not-observed].
 
 Caveat: HTTP/2: bytes that are not the client preface are answered as an HTTP/1.1 request (400),
 also on a TLS connection that selected h2 by ALPN, where RFC 9113 section 3.4 makes them a
@@ -45,16 +49,17 @@ Caveat: HTTP/2: it answers a request before it reads the frame that follows it, 
 that send an invalid frame after a complete request (a second HEADERS, DATA after RST_STREAM, a
 window overflow, an invalid pseudo-header or content-length) see the answer first on some runs.
 
+Caveat: Django's ASGI handler runs each request's middleware hooks in a thread started for that
+request (asgiref's ThreadSensitiveContext): 256 keep-alive connections make about as many threads in
+the workers, which on 2 cores can push some requests past 2 s.
+
 Caveat: HTTP/1.1: Django answers 400 to a valid Host, `0.0.0.0=5000` (a reg-name may hold sub-
 delims, RFC 3986 3.2.2), and to an empty one (RFC 9112 3.2 has a client send it where the target has
 no authority): get_host's pattern allows letters, digits, dots and dashes only [over-strict].
 
-Caveat: HTTP/1.1: granian passes a lower-case method on and Django upper-cases it
-(HttpRequest.method): `get / HTTP/1.1` is served as GET (200), not refused [accepts-invalid].
-
-Caveat: Django's ASGI handler runs each request's middleware hooks in a thread started for that
-request (asgiref's ThreadSensitiveContext): 256 keep-alive connections make about as many threads in
-the workers, and on 2 cores some requests wait past 2 s.
+Caveat: HTTP/1.1: a server that passes a lower-case method on (granian, daphne) has Django upper-
+case it (HttpRequest.method): `get / HTTP/1.1` is served as GET (200), not refused [accepts-
+invalid].
 
 Caveat: granian hands a request that has no Host an empty one (HTTP_HOST '' in WSGI, an empty host
 header in ASGI), which Django's get_host refuses: an HTTP/1.0 request without Host is answered 400,

@@ -42,9 +42,9 @@ Caveat: over HTTP/2 gunicorn 27's ASGI worker sends neither Date nor Server: its
 both (gunicorn/asgi/protocol.py _send_response_start), its HTTP/2 path sends the app's headers as
 they are (RFC 9110 6.6.1 asks an origin server with a clock for Date).
 
-Caveat: HTTP/2 (--http2): on its cleartext port, which serves HTTP/1.1 and h2c alike, bytes that are
-not the client preface are answered as an HTTP/1.1 request (400) instead of closing the connection
-(h2spec http2/3.5/2; docs/http2-grid.md).
+Caveat: Django's ASGI handler runs each request's middleware hooks in a thread started for that
+request (asgiref's ThreadSensitiveContext): 256 keep-alive connections make about as many threads in
+the workers, which on 2 cores can push some requests past 2 s.
 
 Caveat: HTTP/1.1: Django answers 400 to a valid Host, `0.0.0.0=5000` (a reg-name may hold sub-
 delims, RFC 3986 3.2.2), and to an empty one (RFC 9112 3.2 has a client send it where the target has

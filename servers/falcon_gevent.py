@@ -22,8 +22,9 @@ Content-Length honoured); it serves invalid Content-Length (`+61`, `0_61`, NBSP,
 Transfer-Encoding it cannot use (ignored) or wrapped in bytes str.strip() removes, invalid field
 names and request lines, NUL and LF in chunk extensions, checks no Host; keeps the connection after
 Content-Length with Transfer-Encoding and after an HTTP/1.0 keep-alive chunked body; answers 500 to
-a body cut short or a 2^64 length; refuses HEAD with a body [desync, accepts-invalid, crash, no-
-close, over-strict].
+a body cut short or a 2^64 length; refuses HEAD with a body; it sends 100 Continue to an HTTP/1.0
+request (RFC 9110 15.2 forbids it), ignores a `Content-Length\x0b` line and serves a bare LF in the
+last chunk's extension [desync, accepts-invalid, crash, no-close, over-strict].
 
 Caveat: HTTP/1.1: Falcon answers HEAD 405 where a resource has no on_head responder (RFC 9110 9.1: a
 general-purpose server MUST support HEAD): `HEAD /` is refused [over-strict].

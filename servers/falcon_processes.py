@@ -1,7 +1,8 @@
 """Falcon on werkzeug dev server, a forked process per connection (at most N).
 
-What `app.run(processes=N)` does: at most --workers children at once; each child serves one
-connection and exits, so every pooled client lives only as long as that connection.
+What `app.run(processes=N)` does: at most --workers children at once (at least 2: with processes=1
+werkzeug's make_server is its single-threaded server); each child serves one connection and exits,
+so every pooled client lives only as long as that connection.
 
 pymongo's client and redis-py's pool are made when the app is built, in the process that serves
 (after any fork).

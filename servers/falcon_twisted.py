@@ -23,7 +23,9 @@ Caveat: HTTP/1.1 (smuggling-relevant): twisted.web reads the body of `Transfer-E
 as the next request (or not: a race), frames `chunked` then `identity` on two lines as chunked,
 checks no Host, hands `GET *` and the authority-form to the app, routes an absolute-form target as a
 path (404), refuses BWS in a chunk extension, HTTP/1.2 and a Transfer-Encoding list with an empty
-element, and waits for a CRLF after a head ended by bare LFs [accepts-invalid, over-strict, stall].
+element, and waits for a CRLF after a head ended by bare LFs; a trailer line ended by a bare LF
+hides the next request in the trailer section (desync), and a bare LF ending the chunked body is
+taken [desync, accepts-invalid, stall, over-strict].
 
 Caveat: HTTP/2: after the GOAWAY of a connection error the TLS connection stays open until its
 timers end it (75 s), where RFC 9113 section 5.4.1 says close, and reads on: h2 buffers every byte

@@ -29,7 +29,8 @@ that forwards Upgrade lets clients past it), checks no Host value, routes an abs
 a path (404), and refuses BWS in a chunk extension, 20-digit sizes, Transfer-Encoding lists with an
 empty element and the request before bytes that follow `Connection: close` or an HTTP/1.0 request;
 it closes instead of reading a body a framework leaves unread when it is large or comes after the
-answer [accepts-invalid, no-close, over-strict, not-observed].
+answer; it refuses an HTTP/1.0 request with `Expect: 100-continue` (400) and takes a bare LF ending
+the chunked body [accepts-invalid, no-close, over-strict, not-observed].
 
 Caveat: over HTTP/2 Hypercorn ends a connection after 1,000 requests (keep_alive_max_requests) with
 a graceful GOAWAY, then answers the streams the client had sent before it saw that with a second
@@ -41,10 +42,6 @@ alive timeout, not closed at once.
 
 Caveat: at 256 keep-alive connections on a busy 2-core machine some requests wait past 2 s: a worker
 spends about 5 times uvicorn's CPU per request (docs/servers/hypercorn.md).
-
-Caveat: HTTP/2: on its cleartext port, which serves HTTP/1.1 and h2c alike, bytes that are not the
-client preface are answered as an HTTP/1.1 request (400) instead of closing the connection (h2spec
-http2/3.5/2; docs/http2-grid.md).
 
 Caveat: a worker that dies is not replaced: Hypercorn's supervisor stops every worker and the server
 exits (1 here; `hypercorn` itself exits 0, so a restart-on-failure process manager leaves it down).

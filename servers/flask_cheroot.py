@@ -27,7 +27,11 @@ differing Content-Length lines, takes a field name with whitespace before its co
 Encoding and one with a vertical tab, chunked twice, ignores Transfer-Encoding on HTTP/1.0 (the
 chunked body is read as the next request), keeps the connection after a request with both Content-
 Length and Transfer-Encoding, checks no Host, hands a NUL target and a body its client cut short to
-the app, and refuses the absolute-form (400) and HTTP/1.2 (505) [desync, accepts-invalid, crash, no-
+the app, and refuses the absolute-form (400) and HTTP/1.2 (505); it sends 100 Continue to an
+HTTP/1.0 request (RFC 9110 15.2 forbids it), takes `Content-Length\x0b` for Content-Length, answers
+chunk data ended by `X\n` or `\rX` and a NUL after a chunk size with a 500, and refuses the request
+after a trailer line ended by a bare LF (the trailer's rest read as a request); its bare app reads a
+chunked HTTP/1.0 body as empty, then closes (misread) [desync, misread, accepts-invalid, crash, no-
 close, over-strict].
 
 Caveat: HTTP/1.1 (smuggling-relevant): cheroot's chunked reader (ChunkedRFile, run as the app reads
@@ -42,7 +46,8 @@ it answers, but leaves an unread chunked body on the connection and keeps the co
 app answers without reading the body (a 404, a 405), cheroot parses the chunk data as the next
 request (a request hidden in it is answered) and never checks its chunk syntax; a body its parser
 mis-frames (a negative length, Transfer-Encoding with a vertical tab) is read as requests the same
-way [desync, no-close].
+way; an answer to those bytes is a desync whatever its status (cheroot's 400 to a body after
+`Content-Length` with `Transfer-Encoding` was read as a kept connection before) [desync, no-close].
 
 Caveat: HTTP/1.1: cheroot answers a request whose first field line starts with whitespace with a 500
 (an UnboundLocalError in its header reader) where it should refuse it (400) [crash].

@@ -26,8 +26,10 @@ valid chunked body is read as requests; it hands the app invalid Content-Length 
 Encoding values, invalid chunks, invalid field names and request lines (HTTP/0.9, other versions,
 `GET *`, the authority-form), checks no Host, echoes the client's protocol in its status line
 (answers no client reads), refuses a bare LF line end and spaces around the target, and closes after
-each answer (a body a framework leaves unread is never read) [desync, accepts-invalid, over-strict,
-not-observed].
+each answer (a body a framework leaves unread is never read); it reads a chunked body as empty, then
+closes (misread: the app acts on an empty body), and serves chunk data ended by `X\n` or `\rX`, a
+NUL after a chunk size, `Content-Length\x0b` (ignored) and a bare LF in the last chunk's extension
+[desync, misread, accepts-invalid, over-strict, not-observed].
 
 Caveat: uWSGI's --http-socket decodes no chunked request body for the app: wsgi.input reads empty
 (only uWSGI's own uwsgi.chunked_read() reads one), so a WSGI app never sees the body (--http-

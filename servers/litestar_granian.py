@@ -32,8 +32,12 @@ its client cut short: WSGI apps read what came as the whole body, ASGI and RSGI 
 granian answers 500; a 64 KiB chunk extension gives a WSGI or RSGI app an empty body as if whole; it
 checks no Host, hands `GET *`, the authority-form and the HTTP/2 preface to the app, serves chunked
 twice, and refuses HTTP/1.2 and `Transfer-Encoding: chunked,`; it closes instead of reading a body a
-framework leaves unread when it is large or comes after the answer [desync, accepts-invalid, crash,
-over-strict, not-observed].
+framework leaves unread when it is large or comes after the answer; a trailer line ended by a bare
+LF hides the next request in the trailer section (desync: the request a front forwards is never
+answered), and a bare LF ending the chunked body, chunk data ended by `X\n` or `\rX`, a NUL after a
+chunk size and a bare LF in the last chunk's extension are served (WSGI) or answered 500 (ASGI,
+RSGI); a WSGI app's empty body for a 64 KiB chunk extension is followed by a close (misread)
+[desync, misread, accepts-invalid, crash, over-strict, not-observed].
 
 Caveat: HTTP/2: bytes that are not the client preface are answered as an HTTP/1.1 request (400),
 also on a TLS connection that selected h2 by ALPN, where RFC 9113 section 3.4 makes them a

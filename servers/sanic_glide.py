@@ -24,7 +24,9 @@ non-ASCII digits, whitespace before the colon and invalid field names, `GET *` a
 Host, keeps an HTTP/1.0 keep-alive connection after a chunked body, refuses HTTP/1.2, lower-case and
 unknown methods, `CHUNKED`, Transfer-Encoding lists with an empty element and trailer fields, closes
 on an authority-form or NUL target without an answer, and waits for a CRLF after a head ended by
-bare LFs [accepts-invalid, no-close, over-strict, stall, not-observed].
+bare LFs; it sends 100 Continue to an HTTP/1.0 request (RFC 9110 15.2 forbids it), serves chunk data
+ended by `X\n` or `\rX`, `Content-Length\x0b` (ignored) and a bare LF in the last chunk's extension
+[desync, accepts-invalid, stall, no-close, over-strict, not-observed].
 
 Caveat: Sanic 25.12's SIGTERM handler (WorkerManager.shutdown_signal) calls the worker-state proxy
 of its multiprocessing manager; when the signal lands while the manager's monitor is inside such a

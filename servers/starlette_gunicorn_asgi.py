@@ -39,10 +39,6 @@ its 8 stacks in the recorded run, other work taking most of the machine).
 Caveat: over HTTP/2 gunicorn 27's ASGI worker sends neither Date nor Server: its HTTP/1.1 path adds
 both (gunicorn/asgi/protocol.py _send_response_start), its HTTP/2 path sends the app's headers as
 they are (RFC 9110 6.6.1 asks an origin server with a clock for Date).
-
-Caveat: HTTP/2 (--http2): on its cleartext port, which serves HTTP/1.1 and h2c alike, bytes that are
-not the client preface are answered as an HTTP/1.1 request (400) instead of closing the connection
-(h2spec http2/3.5/2; docs/http2-grid.md).
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -13,8 +13,9 @@ tornado is a third-party package (tornado_http2), not tornado's; --http2 is refu
 
 Caveat: HTTP/1.1: tornado refuses valid chunk extensions, trailer fields and Transfer-Encoding lists
 with an empty element (400), routes an absolute-form target as a path (404), hands `GET *` and the
-authority-form to the app, keeps an HTTP/1.0 keep-alive connection after a chunked body [accepts-
-invalid, no-close, over-strict].
+authority-form to the app, keeps an HTTP/1.0 keep-alive connection after a chunked body; it sends
+100 Continue to an HTTP/1.0 request (RFC 9110 15.2 forbids it) [desync, accepts-invalid, no-close,
+over-strict].
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

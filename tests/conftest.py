@@ -15,6 +15,8 @@ import caveats
 import rundir
 import extras
 import scheduling
+import selection
+import slowmachine
 from ondemand import OnDemandBackends
 from processes import ports
 from servers.core import catalog, interpreters
@@ -35,6 +37,7 @@ def _worker_id(config) -> str | None:
 def pytest_configure(config):
     worker = _worker_id(config)
     if worker is None:  # the controller: what the workers it starts inherit
+        slowmachine.measure()
         run_dir = Path(tempfile.mkdtemp(prefix="refsuite-tests-"))
         os.environ[rundir.ENV] = str(run_dir)
         os.environ[ports.RANGE_ENV] = CONTROLLER_PORTS
@@ -88,6 +91,8 @@ def pytest_collection_modifyitems(config, items):
         reasons = [why for name in _entry_params(item) if (why := extras.missing(name))]
         if reasons:
             item.add_marker(pytest.mark.skip(reason=reasons[0]))
+    # Time limits in the reference machine's seconds (tests/slowmachine.py).
+    slowmachine.scale(config, items)
     # A test that stops its stack's shared server (`running`) comes after every other test of the stack.
     items.sort(key=lambda item: item.get_closest_marker("stops_server") is not None)
     # A stack's tests go to one worker, which starts its server once for all of them; the `alone` tests are
@@ -181,3 +186,8 @@ def start_server(backends):
     yield start
     for server in started:
         server.stop()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """A -k that matches no test (a wrong entry or owner name) says so, with the names it could have meant."""
+    selection.report(terminalreporter, exitstatus, config.option.keyword)

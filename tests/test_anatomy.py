@@ -10,7 +10,7 @@ import psutil
 import pytest
 
 from anatomy import docs, layers, pprof, pyspy, report, session, sources
-from bench import anatomy_run
+from bench.run import anatomy_run
 from servers.core import lessons
 from backends.pools import MAX_POOL_SIZE
 from servers.core import catalog

@@ -138,3 +138,19 @@ def test_python_m_servers_help_names_the_other_commands():
     assert done.returncode == 0, done.stderr
     for command in ("python -m servers.NAME", "python -m servers.run NAME", "python -m servers.compose"):
         assert command in done.stdout
+
+
+def test_werkzeugs_processes_mode_forks_on_a_one_core_machine(monkeypatch):
+    """make_server forks only for processes > 1 (with 1 it is the single-threaded HTTP/1.0 server): one per usable
+    core is raised to 2 on one core, and so is an explicit --workers 1, saying why (seen: flask_processes answered
+    HTTP/1.0 under `taskset -c 0`)."""
+    from servers.core import launch
+
+    monkeypatch.setattr(catalog, "usable_cores", lambda: 1)
+    entry = catalog.get("flask_processes")
+    assert entry.min_workers == 2 and entry.default_workers() == 2
+    assert catalog.get("flask_threaded").default_workers() == 1
+    assert launch.parse_options(entry, []).workers == 2
+    assert launch.parse_options(entry, ["--workers", "1"]).workers == 2
+    with pytest.raises(SystemExit):
+        launch.parse_options(entry, ["--workers", "0"])

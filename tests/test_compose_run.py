@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from backends import DEFAULT_USERS as USERS  # what the compose seed loads (backends.seed's default)
-from bench.verify import fetch, verify
+from bench.run.verify import fetch, verify
 from servers.core import catalog, compose_model as compose
 from serverproc import free_port
 

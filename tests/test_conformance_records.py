@@ -65,6 +65,19 @@ def test_each_caveat_case_still_fails_somewhere(key):
     assert not passing, f"caveat {key!r} no longer shows for {passing}: take those cases out of it (known.py)"
 
 
+@pytest.mark.parametrize("key", sorted(known.KNOWN))
+def test_each_stack_with_a_caveat_shows_it(key):
+    """Per stack: every stack that carries the caveat fails at least one of its cases (a caveat that none of a stack's
+    cells shows is not that stack's). The cases are the caveat's over all its stacks: one may pass on a bare app that
+    reads every body and fail on a framework stack that leaves it unread (known.py says so)."""
+    silent = []
+    for entry in _holders(key):
+        cells = grid.cells(entry.name, SECTIONS)
+        if cells and not any(cells.get(case_id, {}).get("effect") for case_id in known.KNOWN[key].cases):
+            silent.append(entry.name)
+    assert not silent, f"caveat {key!r} shows on none of its cases on {silent}: take it off those stacks"
+
+
 def test_each_caveat_declares_only_effects_its_cells_show():
     """No effect is declared that none of the caveat's cells shows (the coverage test above holds the other way)."""
     for key, spec in known.KNOWN.items():

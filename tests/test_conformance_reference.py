@@ -241,3 +241,122 @@ def test_every_case_renders_and_frames_in_both_modes():
             assert b"{" not in data.replace(b"{}", b""), (case.id, mode)
             framings(data + (b"" if case.eof else cases.probe(mode)), case.leniencies)
     assert len(cases.CASES) >= 170 and len(cases.APP_SENSITIVE) < len(cases.CASES) // 3
+
+
+# ---------------------------------------------------------------------------- issue 45: each point, from the RFC
+
+hosts = st.one_of(st.text("abcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=", min_size=1, max_size=12),
+                  st.tuples(*[st.integers(0, 255)] * 4).map(lambda q: ".".join(map(str, q)))).map(str.encode)
+ports = st.one_of(st.just(b""), st.integers(0, 65535).map(lambda p: b":%d" % p))
+
+
+@settings(max_examples=100, deadline=None)
+@given(hosts, ports, paths)
+def test_an_http_uri_with_a_host_is_served_and_without_one_refused(host, port, path):
+    """RFC 9110 4.2.1: http-URI = "http" "://" authority path-abempty ...; a recipient MUST reject an empty host as
+    invalid. 4.2.4: a recipient SHOULD treat userinfo as an error."""
+    def refusal(target: bytes) -> str | None:
+        found = frame(b"GET " + target + b" HTTP/1.1\r\nHost: h\r\n\r\n").requests[0]
+        return found.refusal.section if found.refusal else None
+
+    assert refusal(b"http://" + host + port + path) is None
+    assert refusal(b"http://" + port + path) == "9110 4.2.1"
+    assert refusal(b"http://user@" + host + port + path) == "9110 4.2.4"
+    assert refusal(b"HTTPS://a:b@" + host + path) == "9110 4.2.4"
+
+
+@pytest.mark.parametrize("version", [b"HTTP/1.0", b"HTTP/1.1"])
+def test_a_duplicate_or_invalid_host_is_refused_in_any_version(version):
+    """RFC 9112 3.2: 400 to any request message with more than one Host field line or an invalid Host value (a missing
+    Host only in HTTP/1.1)."""
+    def reason(fields: bytes) -> str | None:
+        found = frame(b"GET / " + version + b"\r\n" + fields + b"\r\n").requests[0]
+        return found.refusal.reason if found.refusal else None
+
+    assert reason(b"Host: a\r\nHost: a\r\n") == "2 Host field lines"
+    assert reason(b"Host: a b\r\n") == "an invalid Host"
+    assert reason(b"Host: a\r\n") is None
+    assert reason(b"") == (None if version == b"HTTP/1.0" else "0 Host field lines")
+
+
+TRAILED = b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n"
+
+
+def test_a_bare_lf_ends_a_trailer_field_line_as_a_header_line_but_never_the_chunked_body():
+    """RFC 9112 2.2: a recipient MAY recognize a single LF as the terminator of the start-line and of field lines, and
+    the trailer section is field lines (7.1.2); the CRLF ending the chunked-body (7.1) and the last-chunk line are no
+    field lines: only the non-permitted chunk-lf takes a bare LF there."""
+    line = TRAILED + b"X-T: v\n\r\n"
+    assert frame(line).error is not None and frame(line, {"lf-line-end"}).requests[0].body == b"x"
+    for data in (TRAILED + b"X-T: v\r\n\n", TRAILED + b"\n", TRAILED.replace(b"0\r\n", b"0\n") + b"\r\n"):
+        assert frame(data, reference.PERMITTED).error is not None, data
+        assert frame(data, {"chunk-lf"}).requests[0].body == b"x", data
+
+
+def test_obs_fold_in_the_trailer_section_is_refused_or_replaced_as_in_the_header_section():
+    """RFC 9112 5.2 holds for every field line, trailer fields included (7.1.2): reject, or replace with SP."""
+    data = TRAILED + b"X-T: a\r\n b\r\n\r\n"
+    assert frame(data).error.reason == "obs-fold in the trailer section"
+    assert frame(data, {"obs-fold-sp"}).requests[0].body == b"x"
+    assert frame(TRAILED + b" b\r\n\r\n", {"obs-fold-sp"}).error is not None  # no field to fold into
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(2, 4))
+def test_chunked_applied_more_than_once_frames_by_the_final_chunked(times):
+    """RFC 9112 6.3: where chunked is the final coding the length is known; 7: a sender MUST NOT apply chunked more
+    than once, so a server may refuse it, but the framing is the final chunked's."""
+    codings = b", ".join([b"chunked"] * times)
+    found = frame(b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: " + codings + b"\r\n\r\n1\r\nx\r\n0\r\n\r\n")
+    assert found.error is None and found.requests[0].body == b"x" and "RFC 9112 7" in found.requests[0].may_refuse
+
+
+quoted = st.text("".join(chr(c) for c in range(0x20, 0x7f) if chr(c) not in '"\\'), max_size=10).map(
+    lambda text: b'"' + text.encode() + b'"')
+
+
+@settings(max_examples=100, deadline=None)
+@given(tokens.filter(lambda t: t.lower() != b"chunked"), tokens, quoted)
+def test_a_comma_inside_a_quoted_parameter_splits_no_transfer_coding(coding, name, value):
+    """RFC 9110 5.6.1 lists split at commas; 5.6.4: a quoted-string may hold commas; RFC 9112 7: transfer-coding =
+    token *( OWS ";" OWS transfer-parameter ), transfer-parameter = token BWS "=" BWS ( token / quoted-string )."""
+    header = coding + b";" + name + b"=" + value + b", chunked"
+    found = frame(b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: " + header + b"\r\n\r\n1\r\nx\r\n0\r\n\r\n")
+    assert found.error is None and found.requests[0].body == b"x", found.describe()
+
+
+@pytest.mark.parametrize("size, loose, strtoul", [
+    (b" 1", 1, 1), (b"0x1", 1, 1), (b"+1", 1, 1), (b"0_1", 1, 0), (b"1 ", 1, 1), (b"1x", None, 1),
+    (b"-1", None, 2 ** 64 - 1), (b"zz", None, None),
+])
+def test_a_loose_chunk_size_is_read_as_int_or_as_strtoul_reads_it(size, loose, strtoul):
+    """RFC 9112 7.1: chunk-size = 1*HEXDIG. Python's int(s, 16) takes whitespace around, 0x, a sign and _ between
+    digits, and the whole string; C's strtoul takes leading whitespace, a sign, 0x and the digits up to the first
+    other byte (`1x` is 1), and wraps a negative value."""
+    def read(option: str) -> int | None:
+        found = frame(b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n" + size + b"\r\n"
+                      + b"x" * 3 + b"\r\n0\r\n\r\n", {option})
+        if found.error is not None and found.error.reason == "an invalid chunk size":
+            return None
+        return 2 ** 64 - 1 if found.incomplete else len(found.requests[0].body) if found.requests else -1
+
+    assert frame(b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n" + size + b"\r\nx\r\n0\r\n\r\n"
+                 ).error is not None
+    assert reference._strtoul16(size) == strtoul
+    got = {}
+    for option in ("chunk-size-loose", "chunk-size-strtoul"):
+        value = read(option)
+        got[option] = value
+    assert (got["chunk-size-loose"] is None) == (loose is None)
+    assert (got["chunk-size-strtoul"] is None) == (strtoul is None)
+
+
+def test_permitted_leniencies_are_tried_in_pairs():
+    """An obs-fold line holding a bare LF: replacing the LF by SP (lf-as-sp) and the fold by SP (obs-fold-sp) hides the
+    Content-Length in X's value; neither alone frames the head, and all the permitted ones together end the line at
+    the LF (lf-line-end) instead. Only the pair finds the framing a recipient that made those two choices has."""
+    data = b"GET / HTTP/1.1\r\nHost: h\r\nX: a\r\n b\nContent-Length: 1\r\n\r\nx"
+    assert all(frame(data, {one}).error is not None for one in ("lf-as-sp", "obs-fold-sp"))
+    assert frame(data, reference.PERMITTED).requests[0].body == b"x"
+    pair = next(f for f in framings(data).conforming if f.leniencies == {"lf-as-sp", "obs-fold-sp"})
+    assert pair.requests[0].body == b"" and pair.requests[0].field(b"x") == [b"a b Content-Length: 1"]

@@ -1,5 +1,5 @@
 """/fortunes, TechEmpower's fortunes test, on every entry that serves it: TechEmpower's verifier
-(bench/fortunes_check.py) on the real page from real FerretDB, one query per request (a row added
+(bench/run/fortunes_check.py) on the real page from real FerretDB, one query per request (a row added
 between two requests shows in the second), and the verifier itself failing on each trap of the test."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from backends import FORTUNE_COLLECTION
 from backends.seed import FORTUNES, seed_fortunes
-from bench import fortunes_check
+from bench.run import fortunes_check
 from servers.apps import contract
 from servers.core import catalog
 
@@ -157,3 +157,19 @@ def test_a_bad_date_format_is_a_warning_only():
     headers = {**GOOD_HEADERS, "date": str(time.time())}
     problems = fortunes_check.problems("/fortunes", headers, page())
     assert [p.level for p in problems] == [fortunes_check.WARN]
+
+
+def test_the_stdlib_app_renders_the_standard_librarys_template(monkeypatch):
+    """TechEmpower requires a template: the stdlib app's page is string.Template's rendering (a row template and
+    the page around the rows), and passes the verifier."""
+    from string import Template
+
+    from servers.apps import stdlib_app
+
+    rows = [{"id": fid, "message": message} for fid, message in FORTUNES]
+    assert isinstance(stdlib_app.FORTUNES_PAGE, Template) and isinstance(stdlib_app.FORTUNES_ROW, Template)
+    assert fail_messages(stdlib_app.fortunes_page([dict(r) for r in rows])) == ""
+    # the rows come out of the template: change it, and every row changes
+    monkeypatch.setattr(stdlib_app, "FORTUNES_ROW", Template("<tr><td>$id</td><td>[$message]</td></tr>\n"))
+    changed = stdlib_app.fortunes_page([dict(r) for r in rows]).decode()
+    assert changed.count("<td>[") == len(FORTUNES) + 1 and "&lt;script&gt;" in changed

@@ -84,19 +84,22 @@ class AsWritten(ServerProcess):
 
 
 @needs_free_threaded
-def test_a_free_threaded_entry_run_as_written_runs_on_its_interpreter():
+# The stack's id in the test's name: a race its spec declares (granian-ft-sigterm-abort) is judged by that
+# caveat here as everywhere (tests/caveats.py), not asserted away.
+@pytest.mark.parametrize("name", ["flask_granian_ft"])
+def test_a_free_threaded_entry_run_as_written_runs_on_its_interpreter(name):
     """`python -m servers.flask_granian_ft` on the default Python becomes (exec, same pid) the entry on .venv-ft's
     Python: the ready line, the GIL off in every request, and SIGTERM stopping it, as if started there."""
     if sys.version_info >= (3, 13) and not sys._is_gil_enabled():
         pytest.skip("the suite runs on a free-threaded Python")
-    server = AsWritten("flask_granian_ft").start()
+    server = AsWritten(name).start()
     try:
-        assert server.ready.name == "flask_granian_ft"
+        assert server.ready.name == name
         response, body = server.request("/json")
         assert response.status == 200 and body == b'{"message":"Hello, World!"}', body  # 500 if the GIL were on
         process = psutil.Process(server.pid)
         assert os.path.samefile(process.exe(), interpreters.python(interpreters.FREE_THREADED)), process.exe()
-        assert process.cmdline()[1:] == ["-m", "servers.flask_granian_ft", "--port", str(server.port)]
+        assert process.cmdline()[1:] == ["-m", f"servers.{name}", "--port", str(server.port)]
         code, seconds, left = server.terminate()
         assert code == 0 and not left, (code, seconds, left, server.stderr_text())
     finally:
@@ -122,3 +125,19 @@ def test_the_gil_coming_back_voids_every_request_and_names_why(name):
         assert gil_guard.reenabled(server.stderr_text()) is None
     finally:
         server.stop()
+
+
+def test_an_extra_that_takes_the_gil_back_is_refused_and_the_bare_requirement_recorded():
+    """redis[hiredis] on 3.14t: hiredis has a wheel there and takes the GIL back; the probe records redis as installing
+    without that extra (what `--installable` then installs), not as keeping the GIL off with it. Read here with this
+    interpreter's redis and hiredis installed, and their GIL as 3.14t's probe found it."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import free_threaded_packages as probe
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    installed = {"redis": {"gil": "off", "version": "8.2.0"},
+                 "hiredis": {"gil": "on", "version": "3.5.0", "module": "hiredis.hiredis", "reason": "GIL enabled"}}
+    entry = probe.record("redis", "redis[hiredis]>=8.2.0", ("redis[hiredis]>=8.2.0", ""), installed)
+    assert entry["installs"] and entry["gil"] == "off" and "hiredis" not in entry["pulls"], entry
+    assert "hiredis 3.5.0, which takes the GIL back" in entry["as_written"]

@@ -185,6 +185,7 @@ def test_concurrent_streams_on_one_connection(h2, pair, backends):
             assert _backend_ok(path, answer.body), (path, answer.body)
 
 
+@pytest.mark.reliability  # a soak, 4,500 requests a server: the reliability suite's (CI runs it)
 @_cases(CASES)
 def test_a_long_lived_connection_is_closed_without_an_error(expect, pair):
     """SOAK requests, 16 in flight at a time, on one connection: a server may end the connection with GOAWAY

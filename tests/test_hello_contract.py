@@ -29,6 +29,18 @@ STOP_WAIT_MOST_S = 25.0  # how long a busy machine may stretch it
 ONE_PER_SERVER = list({(e.server, e.interpreter): e.name for e in reversed(catalog.ENTRIES)}.values())[::-1]
 
 
+def date_of(response: http.client.HTTPResponse, name: str) -> datetime:
+    """The response's Date, or a failure that says the server sent none or a malformed one (the adapter contract:
+    docs/contributing.md, step 1; servers/adapters/wsgi_headers.py and asgi_headers.py add what a server leaves out)."""
+    value = response.getheader("Date")
+    assert value, (f"{name}: the server sent no Date header; the contract asks for one (an ASGI server that sends none: "
+                   "wrap the app in servers.adapters.asgi_headers.with_default_headers; WSGI: wsgi_headers)")
+    try:
+        return parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        raise AssertionError(f"{name}: its Date header {value!r} is not an HTTP date (RFC 9110 5.6.7)") from None
+
+
 # Per server process: when its first answer was read and the Date it carried (test_date_changes).
 FIRST_DATES: dict[int, tuple[float, datetime]] = {}
 
@@ -38,7 +50,7 @@ def server(request, running) -> ServerProcess:
     server = running(request.param)
     if server.proc.pid not in FIRST_DATES:
         first, _ = server.request("/")
-        FIRST_DATES[server.proc.pid] = (time.monotonic(), parsedate_to_datetime(first.getheader("Date")))
+        FIRST_DATES[server.proc.pid] = (time.monotonic(), date_of(first, server.name))
     return server
 
 
@@ -49,7 +61,7 @@ def assert_framing(response: http.client.HTTPResponse, body: bytes) -> None:
     else:
         assert response.getheader("Transfer-Encoding", "").lower() == "chunked"
     assert response.getheader("Server"), "every response names its Server"
-    assert parsedate_to_datetime(response.getheader("Date")).tzinfo is not None
+    assert date_of(response, "the server").tzinfo is not None
 
 
 def test_ready_line(server):
@@ -105,7 +117,7 @@ def test_date_changes(server):
     deadline = time.monotonic() + 3.0
     while True:
         second, _ = server.request("/")
-        after = parsedate_to_datetime(second.getheader("Date"))
+        after = date_of(second, server.name)
         if after > before or time.monotonic() > deadline:
             break
         time.sleep(0.25)

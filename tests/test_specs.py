@@ -89,7 +89,7 @@ def test_a_default_server_is_one_its_app_runs_on_and_no_alias_shadows_an_entry()
 
 def test_a_caveat_key_means_one_text():
     caveats = [c for s in catalog.SERVERS.values() for c in s.caveats]
-    caveats += [c for a in catalog.APPS.values() for _, c in a.combination_caveats]
+    caveats += [c for a in catalog.APPS.values() for c in a.all_caveats()]
     assert len({c.key for c in caveats}) == len(set(caveats)), "two texts under one caveat key"
 
 

@@ -1,6 +1,7 @@
 // Command mongoloop measures what a MongoDB-protocol server serves alone: `-concurrency` goroutines
 // share one pooled client (the official Go driver) and each loops find_one({"id": n}) over random
-// ids 1..-users for -duration, as the stacks' pooled routes do. It prints one JSON line.
+// ids 1..-users for -duration, as the stacks' pooled routes do; with -query fortunes each reads the
+// whole -collection instead (find({}) to the last document), as /fortunes does. It prints one JSON line.
 package main
 
 import (
@@ -38,17 +39,21 @@ func main() {
 	concurrency := flag.Int("concurrency", 50, "concurrent lookups (goroutines sharing one client pool)")
 	duration := flag.Duration("duration", 3*time.Second, "how long to measure")
 	users := flag.Int("users", 10000, "lookup ids are drawn from 1..users")
+	query := flag.String("query", "lookup", "lookup: find_one by random id; fortunes: find({}) of the whole collection")
 	flag.Parse()
 
-	if err := run(*url, *collection, *concurrency, *duration, *users); err != nil {
+	if err := run(*url, *collection, *query, *concurrency, *duration, *users); err != nil {
 		fmt.Fprintf(os.Stderr, "mongoloop: %s\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(url, collName string, concurrency int, duration time.Duration, users int) error {
+func run(url, collName, query string, concurrency int, duration time.Duration, users int) error {
 	if concurrency < 1 || users < 1 {
 		return errors.New("-concurrency and -users must be at least 1")
+	}
+	if query != "lookup" && query != "fortunes" {
+		return fmt.Errorf("-query %q: lookup or fortunes", query)
 	}
 
 	opts := options.Client().ApplyURI(url).
@@ -69,9 +74,30 @@ func run(url, collName string, concurrency int, duration time.Duration, users in
 	coll := client.Database(dbName).Collection(collName)
 	projection := options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "id", Value: 1}, {Key: "name", Value: 1}})
 
-	// One lookup first: a server that does not answer fails here, not as a rate of errors.
-	if err = coll.FindOne(context.Background(), bson.D{{Key: "id", Value: 1}}, projection).Err(); err != nil &&
-		!errors.Is(err, mongo.ErrNoDocuments) {
+	// One request as the loop asks it: the whole collection (fortunes), or a find_one by id.
+	readAll := func() error {
+		cursor, err := coll.Find(context.Background(), bson.D{})
+		if err != nil {
+			return err
+		}
+		var rows []bson.M
+		if err = cursor.All(context.Background(), &rows); err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			return mongo.ErrNoDocuments
+		}
+		return nil
+	}
+	ask := func(id int) error {
+		if query == "fortunes" {
+			return readAll()
+		}
+		return coll.FindOne(context.Background(), bson.D{{Key: "id", Value: id}}, projection).Err()
+	}
+
+	// One request first: a server that does not answer fails here, not as a rate of errors.
+	if err = ask(1); err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
 		return err
 	}
 
@@ -87,7 +113,7 @@ func run(url, collName string, concurrency int, duration time.Duration, users in
 			defer wg.Done()
 			for time.Now().Before(stop) {
 				id := rand.IntN(users) + 1
-				err := coll.FindOne(context.Background(), bson.D{{Key: "id", Value: id}}, projection).Err()
+				err := ask(id)
 				switch {
 				case err == nil:
 					requests.Add(1)

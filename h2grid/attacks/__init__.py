@@ -20,7 +20,8 @@ MODULES: dict[str, str] = {
     "zero-length-headers": "h2grid.attacks.zero_length_headers",
     "data-dribble": "h2grid.attacks.data_dribble",
     "resource-loop": "h2grid.attacks.resource_loop",
-    "internal-buffering": "h2grid.attacks.internal_buffering",
+    "data-buffering": "h2grid.attacks.data_buffering",
+    "unread-reflections": "h2grid.attacks.unread_reflections",
 }
 KEYS = tuple(MODULES)
 

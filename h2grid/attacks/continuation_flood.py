@@ -27,11 +27,19 @@ def batch(conn) -> bytes:
     return ContinuationFrame(conn.state["sid"], FRAGMENT).serialize() * FRAMES
 
 
+REACHED = 256 * 1024  # 16 frames of one header block: past HEADERS alone, into the CONTINUATION path
+
+
+def exercised(sent: dict) -> str:
+    return "" if sent["most_on_one"] >= REACHED else (
+        f"no connection took {REACHED >> 10} KiB of one header block (at most {sent['most_on_one']:,} bytes)")
+
+
 ATTACK = Attack(
     key="continuation-flood", title="CONTINUATION flood", cve="CVE-2023-45288 (Go), CERT VU#421644 (2024)",
     rfc="RFC 9113 section 6.10 (CONTINUATION), section 10.5.1 (header block size)",
     sends="one HEADERS frame without END_HEADERS, then 16 KiB CONTINUATION frames of literal fields, never ending",
-    opening=opening, batch=batch,
+    opening=opening, batch=batch, exercised=exercised, bound_mib=64,
     fixes=(Fix("h2", "2.0.0", "at most 64 CONTINUATION frames per header block, then a connection error "
                               "(h2/frame_buffer.py CONTINUATION_BACKLOG, since 2016)"),
            Fix("go", "go1.22.2", "the header block's size is checked as CONTINUATION frames arrive "

@@ -12,7 +12,9 @@ ATTACK = Attack(
     key="settings-flood", title="Settings flood", cve="CVE-2019-9515", rfc="RFC 9113 section 6.5.3, section 10.5",
     sends=f"SETTINGS frames (MAX_CONCURRENT_STREAMS 100), {FRAMES} per write, never reading the ACKs",
     batch=lambda conn: BATCH, reads=False,
-    fixes=(Fix("twisted", "19.7.0", "buffered control frames bounded (17 KiB), then the connection is closed "
+    fixes=(Fix("gunicorn", "27.0.1", "at most 1,000 PING, SETTINGS and empty DATA frames per 10 s a connection, then GOAWAY ENHANCE_YOUR_CALM "
+                                     "(gunicorn/http2/connection.py and async_connection.py CONTROL_FRAME_RATE_LIMIT; the installed release, earlier ones not checked)"),
+           Fix("twisted", "19.7.0", "buffered control frames bounded (17 KiB), then the connection is closed "
                                     "(twisted#9694)"),
            Fix("go", "go1.12.8", "the control-frame queue bound of the 2019 fixes covers SETTINGS ACKs "
                                  "(golang/go#33606)"),

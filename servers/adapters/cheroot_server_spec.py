@@ -13,8 +13,12 @@ _PARSER = Caveat(
     "bytes no token has, a method that is no token, an empty Transfer-Encoding and one with a vertical tab, "
     "chunked twice, ignores Transfer-Encoding on HTTP/1.0 (the chunked body is read as the next request), keeps "
     "the connection after a request with both Content-Length and Transfer-Encoding, checks no Host, hands a NUL "
-    "target and a body its client cut short to the app, and refuses the absolute-form (400) and HTTP/1.2 (505)",
-    effects=("desync", "accepts-invalid", "crash", "no-close", "over-strict"))
+    "target and a body its client cut short to the app, and refuses the absolute-form (400) and HTTP/1.2 (505)"
+    "; it sends 100 Continue to an HTTP/1.0 request (RFC 9110 15.2 forbids it), takes `Content-Length\\x0b` for "
+    "Content-Length, answers chunk data ended by `X\\n` or `\\rX` and a NUL after a chunk size with a 500, and "
+    "refuses the request after a trailer line ended by a bare LF (the trailer's rest read as a request); its bare "
+    "app reads a chunked HTTP/1.0 body as empty, then closes (misread)",
+    effects=("desync", "misread", "accepts-invalid", "crash", "no-close", "over-strict"))
 _CHUNKED_READER = Caveat(
     "cheroot-chunked-reader",
     "HTTP/1.1 (smuggling-relevant): cheroot's chunked reader (ChunkedRFile, run as the app reads the body) takes "
@@ -28,7 +32,9 @@ _UNREAD_CHUNKED_BODY = Caveat(
     "leaves an unread chunked body on the connection and keeps the connection: when the app answers without "
     "reading the body (a 404, a 405), cheroot parses the chunk data as the next request (a request hidden in it is "
     "answered) and never checks its chunk syntax; a body its parser mis-frames (a negative length, Transfer-Encoding "
-    "with a vertical tab) is read as requests the same way", effects=("desync", "no-close"))
+    "with a vertical tab) is read as requests the same way"
+    "; an answer to those bytes is a desync whatever its status (cheroot's 400 to a body after `Content-Length` with "
+    "`Transfer-Encoding` was read as a kept connection before)", effects=("desync", "no-close"))
 _FIRST_FIELD_500 = Caveat(
     "cheroot-first-field-500",
     "HTTP/1.1: cheroot answers a request whose first field line starts with whitespace with a 500 (an "

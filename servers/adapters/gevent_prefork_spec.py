@@ -1,5 +1,5 @@
 """gevent's WSGIServer pre-forked by the suite (servers/adapters/gevent_prefork.py)."""
-from servers.core.specs import SSL_MODULE, SSL_NATIVE, SSL_PATHS, WSGI, Caveat, Http2, ServerSpec, Tls
+from servers.core.specs import PASSES_METHOD_AS_SENT, SSL_MODULE, SSL_NATIVE, SSL_PATHS, WSGI, Caveat, Http2, ServerSpec, Tls
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"gevent": ("gevent>=26.9.0",)}
@@ -7,7 +7,7 @@ EXTRAS = {"gevent": ("gevent>=26.9.0",)}
 SOURCES = {"gevent": ("gevent/gevent", "{v}", "src/")}
 
 SPECS = (
-    ServerSpec(name="gevent", interface=WSGI, serve="servers.adapters.gevent_prefork:serve", model="greenlets",
+    ServerSpec(name="gevent", passes=PASSES_METHOD_AS_SENT, interface=WSGI, serve="servers.adapters.gevent_prefork:serve", model="greenlets",
                entry_suffix="gevent",
                tls=Tls(SSL_MODULE, setting="gevent WSGIServer's ssl_context",
                        native=SSL_NATIVE, code_paths=(*SSL_PATHS, "gevent/ssl.py"),
@@ -29,7 +29,9 @@ SPECS = (
                                "(ignored) or wrapped in bytes str.strip() removes, invalid field names and request "
                                "lines, NUL and LF in chunk extensions, checks no Host; keeps the connection after "
                                "Content-Length with Transfer-Encoding and after an HTTP/1.0 keep-alive chunked body; "
-                               "answers 500 to a body cut short or a 2^64 length; refuses HEAD with a body",
+                               "answers 500 to a body cut short or a 2^64 length; refuses HEAD with a body"
+                               "; it sends 100 Continue to an HTTP/1.0 request (RFC 9110 15.2 forbids it), ignores a "
+                               "`Content-Length\\x0b` line and serves a bare LF in the last chunk's extension",
                                effects=("desync", "accepts-invalid", "crash", "no-close", "over-strict")),),
                pip_packages=("gevent",), lesson="gevent-prefork", code_paths=("gevent/", "greenlet/"),
                replaces_dead_workers=True),

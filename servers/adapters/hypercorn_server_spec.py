@@ -47,7 +47,9 @@ SPECS = (
                                "refuses BWS in a chunk extension, 20-digit sizes, Transfer-Encoding lists with an "
                                "empty element and the request before bytes that follow `Connection: close` or an "
                                "HTTP/1.0 request; it closes instead of reading a body a framework leaves unread when it is large "
-                               "or comes after the answer",
+                               "or comes after the answer"
+                               "; it refuses an HTTP/1.0 request with `Expect: 100-continue` (400) and takes a bare "
+                               "LF ending the chunked body",
                                effects=("accepts-invalid", "no-close", "over-strict", "not-observed")),
                         Caveat("hypercorn-h2-goaway",
                                "over HTTP/2 Hypercorn ends a connection after 1,000 requests (keep_alive_max_requests) "
@@ -65,11 +67,6 @@ SPECS = (
                                "a worker spends about 5 times uvicorn's CPU per request (docs/servers/hypercorn.md)",
                                # timing-dependent: a run on a quiet machine keeps every request under 2 s
                                evidence=(("test_holds_256_connections[{name}-*]", False),)),
-                        Caveat("hypercorn-h2c-preface",
-                               "HTTP/2: on its cleartext port, which serves HTTP/1.1 and h2c alike, bytes that are not "
-                               "the client preface are answered as an HTTP/1.1 request (400) instead of closing the "
-                               "connection (h2spec http2/3.5/2; docs/http2-grid.md)",
-                               h2spec=("h2c:http2/3.5/2",)),
                         Caveat("hypercorn-worker-death",
                                "a worker that dies is not replaced: Hypercorn's supervisor stops every worker and "
                                "the server exits (1 here; `hypercorn` itself exits 0, so a restart-on-failure "

@@ -1,12 +1,14 @@
 """tornado's HTTPServer: a WSGIContainer for WSGI apps, and tornado's own RequestHandlers
 (servers/adapters/tornado_server.py)."""
 from servers.adapters.sizing import THREADS_PER_WORKER
-from servers.core.specs import ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, WSGI, Caveat, Http2, ServerSpec, Tls
+from servers.core.specs import PASSES_METHOD_AS_SENT, ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, WSGI, Caveat, Http2, ServerSpec, Tls
 
 _PARSER = Caveat("tornado-parser", "HTTP/1.1: tornado refuses valid chunk extensions, trailer fields and Transfer-Encoding "
                                    "lists with an empty element (400), routes an absolute-form target as a path (404), "
                                    "hands `GET *` and the authority-form to the app, keeps an HTTP/1.0 keep-alive "
-                                   "connection after a chunked body", effects=("accepts-invalid", "no-close", "over-strict"))
+                                   "connection after a chunked body"
+                                   "; it sends 100 Continue to an HTTP/1.0 request (RFC 9110 15.2 forbids it)",
+                          effects=("desync", "accepts-invalid", "no-close", "over-strict"))
 
 _TLS = Tls(SSL_MODULE, setting="HTTPServer's ssl_options (an SSLContext)", native=SSL_NATIVE, code_paths=SSL_PATHS,
            where="on each process's event-loop thread: tornado's SSLIOStream drives a non-blocking ssl.SSLSocket, "
@@ -21,7 +23,7 @@ EXTRAS = {"tornado": ("tornado>=6.6.1",)}
 SOURCES = {"tornado": ("tornadoweb/tornado", "v{v}", "")}
 
 SPECS = (
-    ServerSpec(name="tornado-wsgi", interface=WSGI, serve="servers.adapters.tornado_server:serve_wsgi",
+    ServerSpec(name="tornado-wsgi", passes=PASSES_METHOD_AS_SENT, interface=WSGI, serve="servers.adapters.tornado_server:serve_wsgi",
                model="threads", entry_suffix="tornado", workers=1, tls=_TLS, http2=_HTTP2,
                description="tornado WSGIContainer, the app on a thread pool off the event loop",
                details="tornado's HTTPServer parses HTTP on the asyncio event loop; the app runs on a "
@@ -29,7 +31,7 @@ SPECS = (
                        "not stall the loop. --workers N pre-forks N such processes.",
                caveats=(_PARSER,), pip_packages=("tornado",), lesson="tornado",
                code_paths=("tornado/", "concurrent/futures/", *ASYNCIO_PATHS)),
-    ServerSpec(name="tornado", interface="tornado", serve="servers.adapters.tornado_server:serve_native",
+    ServerSpec(name="tornado", passes=PASSES_METHOD_AS_SENT, interface="tornado", serve="servers.adapters.tornado_server:serve_native",
                model="asyncio", entry_suffix="", workers=1, tls=_TLS, http2=_HTTP2,
                description="its HTTPServer, RequestHandlers on the asyncio event loop",
                details="Handlers are coroutines: AsyncMongoClient and redis.asyncio calls yield to the loop. "

@@ -1,13 +1,13 @@
 """uWSGI (servers/adapters/uwsgi_server.py)."""
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.specs import WSGI, Caveat, Http2, ServerSpec, Tls
+from servers.core.specs import PASSES_METHOD_AS_SENT, WSGI, Caveat, Http2, ServerSpec, Tls
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 # Built from source: gcc and the Python headers (apt-packages.txt).
 EXTRAS = {"uwsgi": ("uwsgi>=2.0.31",)}
 
 SPECS = (
-    ServerSpec(name="uwsgi", interface=WSGI, serve="servers.adapters.uwsgi_server:serve", model="processes",
+    ServerSpec(name="uwsgi", passes=PASSES_METHOD_AS_SENT, interface=WSGI, serve="servers.adapters.uwsgi_server:serve", model="processes",
                entry_suffix="uwsgi", keepalive=False,
                tls=Tls("OpenSSL, from uWSGI's C core", setting="--https-socket ADDR,CERT,KEY (instead of --http-socket)",
                        native=("libssl.so", "libcrypto.so"),
@@ -35,8 +35,11 @@ SPECS = (
                                "and request lines (HTTP/0.9, other versions, `GET *`, the authority-form), checks "
                                "no Host, echoes the client's protocol in its status line (answers no client "
                                "reads), refuses a bare LF line end and spaces around the target, and closes after "
-                               "each answer (a body a framework leaves unread is never read)",
-                               effects=("desync", "accepts-invalid", "over-strict", "not-observed")),
+                               "each answer (a body a framework leaves unread is never read)"
+                               "; it reads a chunked body as empty, then closes (misread: the app acts on an empty "
+                               "body), and serves chunk data ended by `X\\n` or `\\rX`, a NUL after a chunk size, "
+                               "`Content-Length\\x0b` (ignored) and a bare LF in the last chunk's extension",
+                               effects=("desync", "misread", "accepts-invalid", "over-strict", "not-observed")),
                         Caveat("uwsgi-chunked-body",
                                "uWSGI's --http-socket decodes no chunked request body for the app: wsgi.input "
                                "reads empty (only uWSGI's own uwsgi.chunked_read() reads one), so a WSGI app never "

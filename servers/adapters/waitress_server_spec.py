@@ -27,8 +27,11 @@ SPECS = (
                                "Transfer-Encoding, chunked twice, a LF after the last chunk, invalid trailer names, "
                                "HTTP/2.0 and version-less request lines, `GET *`, the authority-form and a NUL "
                                "target, checks no Host, refuses BWS in a chunk extension, and waits for a CRLF after "
-                               "a head ended by bare LFs",
-                               effects=('desync', 'accepts-invalid', 'no-close', 'over-strict', 'stall')),),
+                               "a head ended by bare LFs"
+                               "; a trailer line ended by a bare LF hides the next request in the trailer section "
+                               "(desync), a bare LF ending the chunked body is taken, and a chunked HTTP/1.0 body is "
+                               "read as empty before a close (misread)",
+                               effects=('desync', 'misread', 'accepts-invalid', 'stall', 'no-close', 'over-strict')),),
                pip_packages=("waitress",), lesson="waitress", code_paths=("waitress/",),
                free_threaded="its 16 threads run the app at the same time; its one event-loop thread still "
                              "reads every request and writes every response, one connection at a time."),

@@ -1,5 +1,5 @@
 """The werkzeug development server's three variants (servers/adapters/werkzeug_dev.py)."""
-from servers.core.specs import HTTP_SERVER_PARSER, SOCKETSERVER_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, WSGI, Http2, ServerSpec, Tls
+from servers.core.specs import PASSES_METHOD_AS_SENT, HTTP_SERVER_PARSER, SOCKETSERVER_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, WSGI, Http2, ServerSpec, Tls
 
 # TLS: make_server's ssl_context wraps the listening socket (werkzeug/serving.py BaseWSGIServer), so
 # ssl.SSLSocket.accept handshakes each new connection in the accepting thread, before any thread or child
@@ -32,14 +32,14 @@ _FORKING_SHARES = ("werkzeug-threaded",
 SOURCES = {"werkzeug": ("pallets/werkzeug", "{v}", "src/")}
 
 SPECS = (
-    ServerSpec(name="werkzeug", serve="servers.adapters.werkzeug_dev:serve_single", model="sync",
+    ServerSpec(name="werkzeug", passes=PASSES_METHOD_AS_SENT, serve="servers.adapters.werkzeug_dev:serve_single", model="sync",
                entry_suffix="dev", workers=1, max_workers=1,
                description="werkzeug dev server, one thread: one request at a time",
                details="What `flask run --without-threads` does: one thread accepts and serves one HTTP/1.0 "
                        "request at a time, so a slow Mongo or Redis call blocks every other client. No "
                        "debugger, no reloader. A baseline, not a production server.",
                dev_only="werkzeug dev server, single-threaded, HTTP/1.0: one request at a time", **_COMMON),
-    ServerSpec(name="werkzeug-threaded", serve="servers.adapters.werkzeug_dev:serve_threaded", model="threads",
+    ServerSpec(name="werkzeug-threaded", passes=PASSES_METHOD_AS_SENT, serve="servers.adapters.werkzeug_dev:serve_threaded", model="threads",
                entry_suffix="threaded", workers=1, max_workers=1,
                description="werkzeug dev server, a new thread per connection",
                details="What `app.run(threaded=True)` does: werkzeug closes every connection (no keep-alive); "
@@ -47,10 +47,11 @@ SPECS = (
                dev_only="werkzeug dev server: not hardened, unbounded threads",
                free_threaded="each connection's thread runs Python at the same time as the others; the one "
                              "thread that accepts stays one at a time.", **_COMMON),
-    ServerSpec(name="werkzeug-processes", serve="servers.adapters.werkzeug_dev:serve_processes",
-               model="processes", entry_suffix="processes", process_per_connection=True,
+    ServerSpec(name="werkzeug-processes", passes=PASSES_METHOD_AS_SENT, serve="servers.adapters.werkzeug_dev:serve_processes",
+               model="processes", entry_suffix="processes", process_per_connection=True, min_workers=2,
                description="werkzeug dev server, a forked process per connection (at most N)",
-               details="What `app.run(processes=N)` does: at most --workers children at once; each child "
+               details="What `app.run(processes=N)` does: at most --workers children at once (at least 2: with "
+                       "processes=1 werkzeug's make_server is its single-threaded server); each child "
                        "serves one connection and exits, so every pooled client lives only as long as that "
                        "connection.",
                dev_only="werkzeug dev server: forks per connection, refuses past N", shares_parser=_FORKING_SHARES,

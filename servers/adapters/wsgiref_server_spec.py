@@ -1,8 +1,8 @@
 """The stdlib's reference WSGI server (servers/adapters/wsgiref_server.py)."""
-from servers.core.specs import HTTP_SERVER_PARSER, SOCKETSERVER_PATHS, WSGI, Http2, ServerSpec, Tls
+from servers.core.specs import PASSES_METHOD_AS_SENT, HTTP_SERVER_PARSER, SOCKETSERVER_PATHS, WSGI, Http2, ServerSpec, Tls
 
 SPECS = (
-    ServerSpec(name="wsgiref", interface=WSGI, serve="servers.adapters.wsgiref_server:serve", model="sync",
+    ServerSpec(name="wsgiref", passes=PASSES_METHOD_AS_SENT, interface=WSGI, serve="servers.adapters.wsgiref_server:serve", model="sync",
                entry_suffix="wsgiref", workers=1, max_workers=1, keepalive=False,
                tls=Tls(cannot="wsgiref.simple_server has no TLS: make_server and its WSGIServer take no SSL context "
                               "and its docs show none (the reference WSGI server, not a deployment)"),

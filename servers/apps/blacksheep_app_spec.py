@@ -1,5 +1,5 @@
 """BlackSheep's app (servers/apps/blacksheep_app.py)."""
-from servers.core.specs import ASGI, JINJA2_PATHS, Caveat, FrameworkSpec
+from servers.core.specs import ASGI, JINJA2_PATHS, PASSES_HEAD, Caveat, FrameworkSpec
 
 # HTTP/1.1 conformance (tests/conformance): its router serves HEAD only where a handler is declared for it.
 _HEAD = Caveat("blacksheep-head", "HTTP/1.1: BlackSheep answers HEAD 405 on a route declared with @get (RFC 9110 9.1: "
@@ -18,5 +18,5 @@ SPECS = (
                           "loop.",
                   pip_packages=("blacksheep", "jinja2", "markupsafe"), lesson="blacksheep", code_paths=("blacksheep/", "essentials/"),
                   template_paths=JINJA2_PATHS,
-                  combination_caveats=tuple((server, _HEAD) for server in ("uvicorn", "hypercorn", "granian-asgi", "gunicorn-asgi"))),
+                  caveats=((PASSES_HEAD, _HEAD),)),
 )

@@ -1,5 +1,5 @@
 """Django's WSGI application (servers/apps/django_app.py)."""
-from servers.core.specs import WSGI, Caveat, FrameworkSpec
+from servers.core.specs import PASSES_ANY_HOST, PASSES_LOWER_CASE_METHOD, WSGI, Caveat, FrameworkSpec
 
 # A request without Host reaches Django with an empty one on granian, in either interface.
 GRANIAN_EMPTY_HOST = Caveat(
@@ -8,12 +8,13 @@ GRANIAN_EMPTY_HOST = Caveat(
     "ASGI), which Django's get_host refuses: an HTTP/1.0 request without Host is answered 400, not 200",
     # the hostile catalogue always sends an HTTP/1.0 request without Host (a conformance case too)
     evidence=(("test_hostile_requests_are_refused_not_crashing[{name}]", True),), effects=("over-strict",))
-# Django takes REQUEST_METHOD (scope["method"]) upper-cased; gunicorn and uvicorn refuse a lower-case one first.
+# Django takes REQUEST_METHOD (scope["method"]) upper-cased: on the servers that pass a lower-case method on
+# (ServerSpec.passes; gunicorn and uvicorn refuse it first).
 METHOD_UPPER = Caveat(
     "django-method-upper",
-    "HTTP/1.1: granian passes a lower-case method on and Django upper-cases it (HttpRequest.method): "
-    "`get / HTTP/1.1` is served as GET (200), not refused", effects=("accepts-invalid",))
-# HTTP/1.1 conformance (tests/conformance): on every server of either interface.
+    "HTTP/1.1: a server that passes a lower-case method on (granian, daphne) has Django upper-case it "
+    "(HttpRequest.method): `get / HTTP/1.1` is served as GET (200), not refused", effects=("accepts-invalid",))
+# HTTP/1.1 conformance (tests/conformance): on every server that hands the app any Host (ServerSpec.passes).
 HOST_REG_NAME = Caveat(
     "django-host-reg-name",
     "HTTP/1.1: Django answers 400 to a valid Host, `0.0.0.0=5000` (a reg-name may hold sub-delims, RFC 3986 "
@@ -44,8 +45,6 @@ SPECS = (
                   template_paths=TEMPLATE_PATHS,
                   servers=("gunicorn-sync", "gunicorn-gthread", "granian-wsgi"),
                   host_checks=HOST_CHECKS,
-                  combination_caveats=(("granian-wsgi", GRANIAN_EMPTY_HOST),
-                                       ("granian-wsgi", METHOD_UPPER),
-                                       *((server, HOST_REG_NAME) for server in ("gunicorn-sync", "gunicorn-gthread",
-                                                                                "granian-wsgi")))),
+                  combination_caveats=(("granian-wsgi", GRANIAN_EMPTY_HOST),),
+                  caveats=((PASSES_ANY_HOST, HOST_REG_NAME), (PASSES_LOWER_CASE_METHOD, METHOD_UPPER))),
 )

@@ -1,13 +1,10 @@
 """Falcon's WSGI app (servers/apps/falcon_app.py)."""
-from servers.core.specs import JINJA2_PATHS, WSGI, Caveat, FrameworkSpec
+from servers.core.specs import JINJA2_PATHS, PASSES_HEAD, WSGI, Caveat, FrameworkSpec
 
 # HTTP/1.1 conformance (tests/conformance): Falcon routes HEAD to an on_head responder only; its apps have on_get.
 HEAD = Caveat("falcon-head", "HTTP/1.1: Falcon answers HEAD 405 where a resource has no on_head responder (RFC 9110 "
                              "9.1: a general-purpose server MUST support HEAD): `HEAD /` is refused",
               effects=("over-strict",))
-WSGI_SERVERS = ("werkzeug", "werkzeug-threaded", "werkzeug-processes", "gunicorn-sync", "gunicorn-gthread",
-                "gunicorn-gevent", "gevent", "tornado-wsgi", "twisted-wsgi", "wsgiref", "granian-wsgi", "uwsgi",
-                "waitress", "cheroot")
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 # Falcon has no template engine: /fortunes renders with Jinja2, as Falcon's FAQ shows.
@@ -23,5 +20,5 @@ SPECS = (
                           "process that serves (after any fork).",
                   pip_packages=("falcon", "jinja2", "markupsafe"), lesson="falcon", code_paths=("falcon/",),
                   template_paths=JINJA2_PATHS, default_server="gunicorn-sync",
-                  combination_caveats=tuple((server, HEAD) for server in WSGI_SERVERS)),
+                  caveats=((PASSES_HEAD, HEAD),)),
 )

@@ -1,6 +1,6 @@
 """Falcon's ASGI app (servers/apps/falcon_asgi_app.py)."""
 from servers.apps.falcon_app_spec import HEAD
-from servers.core.specs import ASGI, JINJA2_PATHS, Caveat, FrameworkSpec
+from servers.core.specs import ASGI, JINJA2_PATHS, PASSES_HEAD, Caveat, FrameworkSpec
 
 SPECS = (
     FrameworkSpec(name="falcon_asgi", framework="falcon", title="Falcon's ASGI app (falcon.asgi)", interface=ASGI,
@@ -23,6 +23,6 @@ SPECS = (
                       "falcon-asgi-http-version",
                       "HTTP/1.1: Hypercorn hands an HTTP/1.2 request line to the app as http_version 1.2, and "
                       "Falcon's ASGI app refuses such a scope by raising: Hypercorn answers it 500",
-                      effects=("crash",))),
-                                       ("uvicorn", HEAD), ("hypercorn", HEAD), ("gunicorn-asgi", HEAD))),
+                      effects=("crash",)))),
+                  caveats=((PASSES_HEAD, HEAD),)),
 )

@@ -1,5 +1,5 @@
 """FastAPI's app (servers/apps/fastapi_app.py)."""
-from servers.core.specs import ASGI, JINJA2_PATHS, Caveat, FrameworkSpec
+from servers.core.specs import ASGI, JINJA2_PATHS, PASSES_HEAD, Caveat, FrameworkSpec
 
 # HTTP/1.1 conformance (tests/conformance): FastAPI's routes (APIRoute) take only the methods declared.
 _HEAD = Caveat("fastapi-head", "HTTP/1.1: FastAPI answers HEAD 405 on a path operation declared with @app.get "
@@ -22,5 +22,5 @@ SPECS = (
                   pip_packages=("fastapi", "starlette", "jinja2", "markupsafe"), lesson="starlette-fastapi",
                   template_paths=JINJA2_PATHS,
                   code_paths=("fastapi/", "starlette/", "anyio/", "pydantic/", "pydantic_core/"),
-                  combination_caveats=tuple((server, _HEAD) for server in ("uvicorn", "hypercorn", "granian-asgi", "gunicorn-asgi"))),
+                  caveats=((PASSES_HEAD, _HEAD),)),
 )

@@ -1,7 +1,7 @@
 """Flask's app (servers/apps/flask_app.py)."""
-from servers.core.specs import JINJA2_PATHS, WSGI, Caveat, FrameworkSpec
+from servers.core.specs import JINJA2_PATHS, PASSES_LOWER_CASE_METHOD, WSGI, Caveat, FrameworkSpec
 
-# HTTP/1.1 conformance (tests/conformance): on the servers whose parser passes the request on.
+# HTTP/1.1 conformance (tests/conformance): on the servers that pass a lower-case method on (ServerSpec.passes).
 _METHOD_CASE = Caveat("werkzeug-method-case", "HTTP/1.1: werkzeug upper-cases the method: `get /` is served as GET",
                       effects=("accepts-invalid",))
 # granian 2.7.9 on 3.13t (its free-threaded variant only): Django's and Falcon's apps on it give the GIL build's answers
@@ -26,9 +26,8 @@ SPECS = (
                   pip_packages=("flask", "werkzeug", "jinja2", "markupsafe"), mongo_driver="flask-pymongo", lesson="flask",
                   template_paths=JINJA2_PATHS,
                   default_server="gunicorn-sync",
-                  combination_caveats=(*((server, _METHOD_CASE) for server in (
-                      "werkzeug", "werkzeug-threaded", "werkzeug-processes", "gevent", "tornado-wsgi", "twisted-wsgi",
-                      "wsgiref", "uwsgi", "granian-wsgi")), ("granian-wsgi", _GRANIAN_FT_UNREAD_BODY)),
+                  caveats=((PASSES_LOWER_CASE_METHOD, _METHOD_CASE),),
+                  combination_caveats=(("granian-wsgi", _GRANIAN_FT_UNREAD_BODY),),
                   # redis-py with hiredis's parser everywhere; on gevent (the Redis comparisons'
                   # Flask stack) also without it (docs/backends/redis.md)
                   redis_variants=("redispy",), variants_on=("gevent",),

@@ -1,5 +1,5 @@
 """Litestar's app (servers/apps/litestar_app.py)."""
-from servers.core.specs import ASGI, JINJA2_PATHS, Caveat, FrameworkSpec
+from servers.core.specs import ASGI, JINJA2_PATHS, PASSES_HEAD, Caveat, FrameworkSpec
 
 # HTTP/1.1 conformance (tests/conformance): a @get handler answers GET only.
 _HEAD = Caveat("litestar-head", "HTTP/1.1: Litestar answers HEAD 405 on a route declared with @get (a @head handler "
@@ -20,5 +20,5 @@ SPECS = (
                   code_paths=("litestar/", "msgspec/", "anyio/"), template_paths=JINJA2_PATHS,
                   # a Host it cannot parse into the request's URL is its 400; a missing or repeated one is served
                   host_checks=("invalid",),
-                  combination_caveats=tuple((server, _HEAD) for server in ("uvicorn", "hypercorn", "granian-asgi", "gunicorn-asgi"))),
+                  caveats=((PASSES_HEAD, _HEAD),)),
 )

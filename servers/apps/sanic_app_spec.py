@@ -1,5 +1,5 @@
 """Sanic's app, on Sanic's own server and as an ASGI app (servers/apps/sanic_app.py)."""
-from servers.core.specs import ASGI, JINJA2_PATHS, Caveat, FrameworkSpec
+from servers.core.specs import ASGI, JINJA2_PATHS, PASSES_HEAD, Caveat, FrameworkSpec
 
 
 # Sanic routes HEAD only where a handler is declared for it; the automatic HEAD is sanic-ext's HTTP extension
@@ -46,6 +46,6 @@ SPECS = (
                                               "gunicorn/asgi/protocol.py), and Sanic's ASGI app sends them as a "
                                               "generator, which the ASGI spec allows (an iterable): every header the "
                                               "app sets, Content-Type included, is lost"),),
-                  combination_caveats=(("uvicorn", _HEAD),), **_COMMON,
+                  caveats=((PASSES_HEAD, _HEAD),), **_COMMON,
                   json_paths=("json/", "ujson")),
 )

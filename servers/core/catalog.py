@@ -108,10 +108,10 @@ UNVERIFIED = "unverified"
 # stack keeps its production tag, it is what people deploy and is measured as that, but docs/catalog.md
 # (its text on docs/caveats.md) and the bench report name the caveat.
 _CAVEATS = {caveat.key: caveat for caveat in (*(c for s in _SERVER_SPECS for c in s.caveats),
-                                              *(c for a in _APP_SPECS for _, c in a.combination_caveats))}
+                                              *(c for a in _APP_SPECS for c in a.all_caveats()))}
 CAVEATS: dict[str, str] = {
     key: caveat.text + (f" [{', '.join(caveat.effects)}]" if caveat.effects else "") for key, caveat in _CAVEATS.items()}
-# An HTTP/1.1 caveat's effects (desync, crash, no-close, refuse-shape, over-strict), as its spec declares them
+# An HTTP/1.1 caveat's effects (tests/conformance/verdict.py EFFECTS), as its spec declares them
 CAVEAT_EFFECTS: dict[str, tuple[str, ...]] = {key: caveat.effects for key, caveat in _CAVEATS.items()}
 # key -> the reliability tests that show it (Caveat.evidence), for the caveats a reliability test shows.
 CAVEAT_EVIDENCE: dict[str, tuple[tuple[str, bool], ...]] = {
@@ -134,6 +134,7 @@ class Entry:
     app: str  # a key of APPS (falcon_asgi's framework is falcon)
     ops: tuple[str, ...] = ALL_OPS
     max_workers: int | None = None  # 1 for stacks that run one process only
+    min_workers: int = 1  # the fewest it runs as itself (its server's spec says why where more)
     keepalive: bool = True
     mongo_driver: str = "pymongo"
     redis_client: str = redis_clients.DEFAULT  # Python stacks: a key of backends.redis_clients.CLIENTS
@@ -199,7 +200,7 @@ class Entry:
         return bool(set(ops) & set(self.ops))
 
     def default_workers(self) -> int:
-        return self.workers if self.workers is not None else usable_cores()
+        return self.workers if self.workers is not None else max(self.min_workers, usable_cores())
 
     def as_dict(self) -> dict:
         return {**asdict(self), "module": self.module, "families": list(self.families),
@@ -213,7 +214,7 @@ def entry_name(app: FrameworkSpec, server: ServerSpec) -> str:
 
 def _caveats(app: FrameworkSpec, server: ServerSpec, free_threaded: bool = False) -> tuple[str, ...]:
     """The keys of the caveats of an app on a server, on the GIL build or on free-threaded 3.13t."""
-    caveats = (*server.caveats, *(c for on, c in app.combination_caveats if on == server.name))
+    caveats = (*server.caveats, *app.caveats_on(server))
     return tuple(c.key for c in caveats if (c.free_threaded if free_threaded else c.gil))
 
 
@@ -232,7 +233,7 @@ def _entry(app: FrameworkSpec, server: ServerSpec, driver: str = "", redis_clien
     verified = records.verified(name)
     return Entry(name=name, language=app.language, framework=app.framework, server=server.name,
                  model=server.model, workers=server.workers, description=description, app=app.name,
-                 ops=ops, max_workers=server.max_workers, keepalive=server.keepalive,
+                 ops=ops, max_workers=server.max_workers, min_workers=server.min_workers, keepalive=server.keepalive,
                  mongo_driver=driver or app.mongo_driver,
                  redis_client=redis_client or redis_clients.DEFAULT,
                  tags=((DEV_ONLY,) if server.dev_only else (PRODUCTION,)) + (() if verified else (UNVERIFIED,)),

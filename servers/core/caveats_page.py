@@ -18,6 +18,9 @@ def _declared_by() -> dict[str, list[str]]:
     for app in catalog.APPS.values():
         for on, caveat in app.combination_caveats:
             out.setdefault(caveat.key, []).append(f"{app.name} on {on}")
+        for needs, caveat in app.caveats:
+            out.setdefault(caveat.key, []).append(f"{app.name} on every server that passes {needs} on" if needs
+                                                  else f"{app.name} on every server")
     return out
 
 

@@ -137,6 +137,13 @@ HTTP2_START, HTTP2_END = "<!-- http2-servers:start (written by python -m servers
 
 FT_PACKAGES_START = "<!-- free-threaded-packages:start (written by python -m servers.generate) -->"
 FT_PACKAGES_END = "<!-- free-threaded-packages:end -->"
+# each other free-threaded version recorded (records/interpreters/python3.14t.json, ...): a table of its own
+NEWER_FT_VERSIONS = ("3.14",)
+
+
+def ft_packages_markers(version: str) -> tuple[str, str]:
+    return (f"<!-- free-threaded-packages-{version}t:start (written by python -m servers.generate) -->",
+            f"<!-- free-threaded-packages-{version}t:end -->")
 
 
 # -- the whole list ------------------------------------------------------------------------------
@@ -161,6 +168,8 @@ def derived() -> list[Derived]:
     # which packages install on free-threaded CPython 3.13t and keep the GIL off: the set-up's record
     files.append(_spliced(ROOT / "docs" / "free-threading.md", FT_PACKAGES_START, FT_PACKAGES_END,
                           interpreters.packages_table))
+    files += [_spliced(ROOT / "docs" / "free-threading.md", *ft_packages_markers(version),
+                       lambda version=version: interpreters.packages_table(version)) for version in NEWER_FT_VERSIONS]
     return files
 
 

@@ -43,17 +43,17 @@ SERVER_SPECS = (
                                "close), serves NUL in a chunk extension, a size with trailing whitespace and invalid "
                                "trailer names, refuses BWS in a chunk extension, 21-digit chunk sizes and "
                                "Transfer-Encoding lists with an empty element, and closes instead of reading a large "
-                               "or Expect body its handler left unread",
-                               effects=('desync', 'accepts-invalid', 'no-close', 'over-strict', 'not-observed')),
+                               "or Expect body its handler left unread"
+                               "; it takes a bare LF ending the chunked body, and reads a chunked HTTP/1.0 body as "
+                               "empty before a close (misread)",
+                               effects=('desync', 'misread', 'accepts-invalid', 'no-close', 'over-strict', 'not-observed')),
                        Caveat("go-h2spec",
                               "HTTP/2: net/http answers a malformed request (a connection-specific field, TE other than "
                               "trailers) with 400 where h2spec expects a reset (RFC 9113 section 8.1.1 allows the answer), "
-                              "takes HEADERS frames up to the 1 MiB SETTINGS_MAX_FRAME_SIZE it advertises (h2spec assumes "
-                              "16 KiB), closes the connection on a SETTINGS frame that repeats a setting (RFC 9113 section "
-                              "6.5.3 processes them in order), answers a request before it reads the frame that "
-                              "follows it (h2spec races it), and with --http2 answers bytes that are not the client "
-                              "preface on its cleartext port as an HTTP/1.1 request",
-                              h2spec=("http2/4.2/3", "http2/6.5.3/1", "http2/8.1.2.2/1", "http2/8.1.2.2/2", "h2c:http2/3.5/2",
+                              "closes the connection on a SETTINGS frame that repeats a setting (RFC 9113 section "
+                              "6.5.3 processes them in order), and answers a request before it reads the frame that "
+                              "follows it (h2spec races it)",
+                              h2spec=("http2/6.5.3/1", "http2/8.1.2.2/1", "http2/8.1.2.2/2",
                                       "~http2/6.9.1/3", "~http2/8.1.2.6/1", "~http2/8.1.2.6/2")),),
                lesson="go-nethttp", code_paths=("net/http.", "net.", "internal/poll.", "bufio.")),
     ServerSpec(name="fasthttp", interface="fasthttp", serve="", model="goroutines", entry_suffix="",
@@ -74,7 +74,8 @@ SERVER_SPECS = (
                                " refuses BWS in a chunk extension, 21-digit chunk sizes, an empty Host, "
                                "Transfer-Encoding lists with an empty element and trailer fields named "
                                "Content-Length, Transfer-Encoding or Host, and waits for a CRLF after a head ended by"
-                               " bare LFs",
+                               " bare LFs"
+                               "; it takes a bare LF ending the chunked body",
                                effects=('accepts-invalid', 'over-strict', 'stall')),),
                pip_packages=("github.com/valyala/fasthttp",), lesson="go-fasthttp",
                code_paths=("github.com/valyala/fasthttp.", "net.", "internal/poll.", "bufio.")),

@@ -1,4 +1,5 @@
-"""The interpreter axis: the project's Python (with its GIL), free-threaded CPython 3.13t, and its GIL twin.
+"""The interpreter axis: the project's Python (with its GIL), free-threaded CPython 3.13t, and its GIL twin
+(3.14t and its twin with FT_VERSION=3.14: one lane of the same shape per version, lane()).
 
 A server spec that can serve on 3.13t says what changes there (ServerSpec.free_threaded), an app spec
 whether it installs there (FrameworkSpec.free_threaded); the catalog derives one more entry,
@@ -19,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import sys
 import sysconfig
 from dataclasses import dataclass
@@ -26,16 +28,16 @@ from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+# The free-threaded lane's CPython 3.X, as the set-up scripts take it (scripts/free-threaded-python.sh --version):
+# 3.13 unless FT_VERSION says otherwise. The entries' records and caveats are 3.13t's; FT_VERSION=3.14 runs the same
+# entries on 3.14t and its twin (the benchmark's free-threading preset), each version in virtualenvs of its own.
+DEFAULT_FT_VERSION = "3.13"
+FT_VERSION = os.environ.get("FT_VERSION") or DEFAULT_FT_VERSION
 GIL = "cpython"  # the project's Python, whatever its version, with the GIL
-GIL_TWIN = "cpython-3.13"  # CPython 3.13 with the GIL, built like FREE_THREADED and holding its packages
-FREE_THREADED = "cpython-3.13t"
 ENTRY_SUFFIX = "_ft"  # <entry>_ft: the entry on FREE_THREADED
-VENV_FT = Path(os.environ.get("VENV_FT", ROOT / ".venv-ft"))
-VENV_GIL_TWIN = Path(os.environ.get("VENV_GIL_TWIN", ROOT / ".venv-313"))
-PACKAGES_RECORD = ROOT / "records" / "interpreters" / "python3.13t.json"
-SETUP_HINT = "./setup.sh --free-threaded"
 ENV = "REFSUITE_INTERPRETER"  # the key of the interpreter a starter asked for (servers.core.launch checks it)
 MARKER = "refsuite: interpreter"  # the launcher's line on stderr: MARKER {running()'s facts as JSON}
+_LANE_KEY = re.compile(r"cpython-(3\.\d+)(t?)")  # cpython-3.14t, cpython-3.14: a lane's free-threaded build, its twin
 
 
 @dataclass(frozen=True)
@@ -59,24 +61,52 @@ class Interpreter:
         return self.venv is None or self.python.exists()
 
 
+def lane(version: str) -> tuple[Interpreter, Interpreter]:
+    """CPython `version` free-threaded and its GIL twin (the same source and configure flags, the free-threaded
+    virtualenv's packages), in the virtualenvs the set-up scripts make for that version."""
+    env = "" if version == DEFAULT_FT_VERSION else f"FT_VERSION={version} "
+    current = version == FT_VERSION  # VENV_FT / VENV_GIL_TWIN name the current lane's virtualenvs only
+    ft_venv = ROOT / (".venv-ft" if version == DEFAULT_FT_VERSION else f".venv-ft{version}")
+    twin_venv = ROOT / f".venv-{version.replace('.', '')}"
+    if current:
+        ft_venv = Path(os.environ.get("VENV_FT", ft_venv))
+        twin_venv = Path(os.environ.get("VENV_GIL_TWIN", twin_venv))
+    twin = Interpreter(f"cpython-{version}", version,
+                       f"CPython {version} with the GIL, built from the same source and configure flags as {version}t "
+                       f"and holding {ft_venv.name}'s packages at the same versions (the GIL twin)",
+                       twin_venv, False, f"{version}.", f"{env}./setup.sh --gil-twin")
+    free = Interpreter(f"cpython-{version}t", f"{version}t",
+                       f"free-threaded CPython {version} (PEP 703, --disable-gil), built from its source "
+                       "(scripts/free-threaded-python.sh)", ft_venv, True, f"{version}.", f"{env}./setup.sh --free-threaded")
+    return twin, free
+
+
+_TWIN, _FREE = lane(FT_VERSION)
+GIL_TWIN = _TWIN.key  # CPython 3.X with the GIL, built like FREE_THREADED and holding its packages
+FREE_THREADED = _FREE.key
+VENV_FT = _FREE.venv
+VENV_GIL_TWIN = _TWIN.venv
+PACKAGES_RECORD = ROOT / "records" / "interpreters" / f"python{FT_VERSION}t.json"
+SETUP_HINT = _FREE.setup_hint
+
 INTERPRETERS: dict[str, Interpreter] = {i.key: i for i in (
     Interpreter(GIL, "default", "the project's Python, with the GIL (what `python3` is here: pyenv's, Debian's, "
                                 "a virtualenv's)", None, False, "", "./setup.sh"),
-    Interpreter(GIL_TWIN, "3.13", "CPython 3.13 with the GIL, built from the same Debian source and configure "
-                                  "flags as 3.13t and holding .venv-ft's packages at the same versions (the GIL "
-                                  "twin)", VENV_GIL_TWIN, False, "3.13.", "./setup.sh --gil-twin"),
-    Interpreter(FREE_THREADED, "3.13t", "free-threaded CPython 3.13 (PEP 703, --disable-gil), built from Debian's "
-                                        "python3.13 source", VENV_FT, True, "3.13.", SETUP_HINT),
+    _TWIN, _FREE,
 )}
 # The interpreters an entry with the GIL (not an _ft one) can be run on: bench's --interpreter.
 GIL_INTERPRETERS: tuple[str, ...] = tuple(k for k, i in INTERPRETERS.items() if not i.free_threaded)
 
 
 def get(key: str) -> Interpreter:
-    try:
+    """The interpreter of a key: this lane's, or another version's lane (a run recorded with FT_VERSION=3.14 read
+    without it)."""
+    if key in INTERPRETERS:
         return INTERPRETERS[key]
-    except KeyError:
-        raise KeyError(f"no interpreter {key!r}; the suite knows {', '.join(INTERPRETERS)}") from None
+    if match := _LANE_KEY.fullmatch(key):
+        twin, free = lane(match.group(1))
+        return free if match.group(2) else twin
+    raise KeyError(f"no interpreter {key!r}; the suite knows {', '.join(INTERPRETERS)}")
 
 
 def python(interpreter: str) -> Path:
@@ -169,12 +199,16 @@ def refused() -> dict[str, dict]:
     return {name: p for name, p in packages().items() if not (p["installs"] and p["gil"] == "off")}
 
 
-def packages_table() -> str:
-    """The record as a Markdown table (docs/free-threading.md, by python -m servers.generate)."""
-    data = record()
-    if not data:
-        return f"No record yet: run `{SETUP_HINT}`."
-    rows = ["| package | version | on 3.13t | why |", "|---|---|---|---|"]
+def packages_table(version: str = DEFAULT_FT_VERSION) -> str:
+    """A version's record as a Markdown table (docs/free-threading.md, by python -m servers.generate): the default
+    lane's whatever FT_VERSION says, so that the page does not depend on who generated it."""
+    path = ROOT / "records" / "interpreters" / f"python{version}t.json"
+    hint = lane(version)[1].setup_hint
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return f"No record yet: run `{hint}`."
+    rows = [f"| package | version | on {version}t | why |", "|---|---|---|---|"]
 
     def verdict(p: dict) -> str:
         if not p["installs"]:
@@ -190,5 +224,5 @@ def packages_table() -> str:
     for name, p in sorted(data.get("from_source", {}).items()):
         rows.append(f"| {name} (built from its sdist, then removed) | {p.get('version', '?')} | {verdict(p)} | "
                     f"{why(p)} |")
-    return (f"Recorded by `{SETUP_HINT}` on CPython {data['interpreter']} ({data['date']}; "
-            f"records/interpreters/python3.13t.json), wheels only:\n\n" + "\n".join(rows))
+    return (f"Recorded by `{hint}` on CPython {data['interpreter']} ({data['date']}; "
+            f"{path.relative_to(ROOT)}), wheels only:\n\n" + "\n".join(rows))

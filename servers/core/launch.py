@@ -145,6 +145,10 @@ def parse_options(entry: catalog.Entry, argv: list[str] | None = None) -> Option
     workers = args.workers if args.workers is not None else entry.default_workers()
     if workers < 1:
         fail("--workers must be at least 1")
+    if workers < entry.min_workers:  # the fewest it runs as itself: "one worker" means that many there
+        print(f"{entry.name}: --workers {workers} raised to {entry.min_workers}: with fewer it is another server "
+              "(its spec's min_workers)", file=sys.stderr)
+        workers = entry.min_workers
     if entry.max_workers is not None and workers > entry.max_workers:
         fail(f"{entry.name} runs {entry.max_workers} process only; --workers must be {entry.max_workers}")
     if not 0 < args.port < 65536:

@@ -23,6 +23,19 @@ from servers.core import server_options
 # that framework's server, or "go" (servers/go commands).
 WSGI, ASGI, RSGI, GO = "wsgi", "asgi", "rsgi", "go"
 
+# What a server hands its app that a server could instead answer or refuse itself: an app's own caveat about such
+# input (FrameworkSpec.caveats) shows on the stacks of the servers that pass it on (ServerSpec.passes). Every server
+# here passes HEAD and any Host, so those are the default; one that answers HEAD itself, or refuses an empty or odd
+# Host, leaves the key out of its `passes` and the apps' caveats about it leave its stacks. A lower-case method is
+# refused by some (gunicorn, uvicorn, waitress, cheroot: 400) and passed on as sent by others (their parser owner
+# reflects `get`): those add its key.
+PASSES_HEAD = "head"  # a HEAD request reaches the app as HEAD (the app's router decides whether it is served)
+PASSES_ANY_HOST = "any-host"  # any Host value reaches the app, an empty one and a valid `a=b` reg-name included
+PASSES_LOWER_CASE_METHOD = "lower-case-method"  # `get / HTTP/1.1` reaches the app with the method `get`
+PASSES = (PASSES_HEAD, PASSES_ANY_HOST, PASSES_LOWER_CASE_METHOD)
+PASSES_DEFAULT = (PASSES_HEAD, PASSES_ANY_HOST)
+PASSES_METHOD_AS_SENT = (*PASSES_DEFAULT, PASSES_LOWER_CASE_METHOD)  # the default, and a lower-case method too
+
 
 @dataclass(frozen=True)
 class Caveat:
@@ -35,8 +48,8 @@ class Caveat:
     # (test name pattern, strict): a reliability test id, {name} the stack, * a wildcard (fnmatch);
     # strict: it must keep failing (if the stack starts to cope, the caveat has to go).
     evidence: tuple[tuple[str, bool], ...] = ()
-    # An HTTP/1.1 conformance caveat: the effects of the cells it stands for (desync, accepts-invalid, stall,
-    # crash, no-close, over-strict, not-observed: tests/conformance/verdict.py), checked against the records.
+    # An HTTP/1.1 conformance caveat: the effects of the cells it stands for (desync, misread, accepts-invalid,
+    # stall, crash, no-close, over-strict, not-observed: tests/conformance/verdict.py), checked against the records.
     effects: tuple[str, ...] = ()
     # An HTTP/2 caveat: the h2spec case ids it stands for ("http2/5.1/8"; "h2c:http2/3.5/2" for one mode only; "~" before
     # the id for a case that races and may pass), checked against the records' http2 sections (h2grid): every failing
@@ -154,6 +167,9 @@ class ServerSpec:
     http2: Http2  # how it speaks HTTP/2 and in which modes, or why it cannot (every server says)
     workers: int | None = None  # default workers; None: one per usable core
     max_workers: int | None = None  # 1 for a server that runs one process only
+    # the fewest it runs as itself: 2 for werkzeug's processes mode (make_server forks only for processes > 1; with
+    # 1 it is the single-threaded HTTP/1.0 server), so one per usable core is raised to it on a one-core machine
+    min_workers: int = 1
     keepalive: bool = True
     dev_only: str = ""  # why it is not for production ("" for a production server)
     caveats: tuple[Caveat, ...] = ()
@@ -171,6 +187,13 @@ class ServerSpec:
     # owner (an entry of a FrameworkSpec.parser_owner app) stands for it and it has none of its own
     # (catalog.parser_owner)
     shares_parser: tuple[str, str] = ()
+    # What it hands the app unanswered, of PASSES: decides which of an app's own caveats show on its stacks
+    passes: tuple[str, ...] = PASSES_DEFAULT
+
+    def __post_init__(self) -> None:
+        unknown = set(self.passes) - set(PASSES)
+        if unknown:
+            raise ValueError(f"ServerSpec({self.name!r}).passes: {sorted(unknown)} are not of {PASSES}")
 
     @property
     def serve_module(self) -> str:
@@ -201,7 +224,10 @@ class FrameworkSpec:
     ops: tuple[str, ...] = ()  # operations it answers; () : the whole contract
     servers: tuple[str, ...] = ()  # the only servers it runs on; () : every server of its interface
     left_out: tuple[tuple[str, str], ...] = ()  # (server, why): combinations that break the contract
-    combination_caveats: tuple[tuple[str, Caveat], ...] = ()  # (server, caveat) on top of the server's
+    combination_caveats: tuple[tuple[str, Caveat], ...] = ()  # (server, caveat): one server's input the app mishandles
+    # (what the server passes, caveat): the app's own behaviour, on every server it runs on that passes that input
+    # on (a key of PASSES, in ServerSpec.passes), or on every server it runs on ("" : nothing a server could stop)
+    caveats: tuple[tuple[str, Caveat], ...] = ()
     # The Host rules it enforces itself, a 400 whatever the server passes on ("missing", "twice",
     # "invalid"): a server's "checks no Host" caveat does not show for those on its stacks.
     host_checks: tuple[str, ...] = ()
@@ -218,9 +244,23 @@ class FrameworkSpec:
     # stack on that server (catalog.parser_owner)
     parser_owner: bool = False
 
+    def __post_init__(self) -> None:
+        unknown = {needs for needs, _ in self.caveats} - {"", *PASSES}
+        if unknown:
+            raise ValueError(f"FrameworkSpec({self.name!r}).caveats: {sorted(unknown)} are not of {PASSES} (or \"\")")
+
     @property
     def entry_prefix(self) -> str:
         return self.prefix or self.name
+
+    def caveats_on(self, server: ServerSpec) -> tuple[Caveat, ...]:
+        """Its caveats on that server: its own about what that server passes on, then those it declares for that
+        server by name (a case stands for the last caveat that lists it: the server-specific one)."""
+        return (*(caveat for needs, caveat in self.caveats if not needs or needs in server.passes),
+                *(caveat for on, caveat in self.combination_caveats if on == server.name))
+
+    def all_caveats(self) -> tuple[Caveat, ...]:
+        return (*(caveat for _, caveat in self.combination_caveats), *(caveat for _, caveat in self.caveats))
 
 
 # The HTTP/1.1 conformance caveat of the servers built on CPython's http.server request parser
@@ -235,6 +275,39 @@ HTTP_SERVER_PARSER = Caveat(
                           "syntax, and loops allocating memory at EOF inside a chunk larger than what came); each "
                           "closes after its answers (a body a framework leaves unread is never read)",
     effects=("desync", "accepts-invalid", "crash", "stall", "over-strict", "not-observed"))
+
+# The HTTP/1.1 conformance caveat of the servers built on twisted.web's HTTPChannel (twisted's own Site and WSGIResource,
+# daphne): tests/conformance/known.py (twisted-web) says which cases it stands for.
+TWISTED_WEB_PARSER = Caveat(
+    "twisted-web",
+    "HTTP/1.1 (smuggling-relevant): twisted.web reads the body of `Transfer-Encoding: identity` as the next"
+    " request (or not: a race), frames `chunked` then `identity` on two lines as chunked, checks no Host, "
+    "hands `GET *` and the authority-form to the app, routes an absolute-form target as a path (404), "
+    "refuses BWS in a chunk extension, HTTP/1.2 and a Transfer-Encoding list with an empty element, and "
+    "waits for a CRLF after a head ended by bare LFs"
+    "; a trailer line ended by a bare LF hides the next request in the trailer section (desync), and a "
+    "bare LF ending the chunked body is taken",
+    effects=('desync', 'accepts-invalid', 'stall', 'over-strict'))
+
+# twisted.web's HTTP/2 (twisted.web._http2 on python-hyper's h2), served by twisted's specs and daphne's:
+# docs/http2-grid.md has the reproductions
+TWISTED_H2_OPEN_AFTER_GOAWAY = Caveat(
+    "twisted-h2-open-after-goaway",
+    "HTTP/2: after the GOAWAY of a connection error the TLS connection stays open until its timers end it (75 s), where "
+    "RFC 9113 section 5.4.1 says close, and reads on: h2 buffers every byte read after its error, so a CONTINUATION "
+    "flood grows the worker's memory without bound; HPACK decoding errors carry PROTOCOL_ERROR, not COMPRESSION_ERROR "
+    "(h2). h2spec waits out 15 cases for it",
+    h2spec=("generic/3.8/1", "hpack/2.3.3/1", "hpack/4.2/1", "hpack/5.2/1", "hpack/5.2/2", "hpack/5.2/3", "hpack/6.1/1",
+            "hpack/6.3/1", "http2/3.5/2", "http2/4.3/1", "http2/5.4.1/1", "http2/6.5/1", "http2/6.7/4", "http2/6.9.2/2",
+            "http2/7/1"))
+
+# How the servers on twisted.web terminate TLS: twisted's own SSL endpoint, on pyOpenSSL (twisted[tls]), not the ssl module.
+TWISTED_TLS = Tls("pyOpenSSL (OpenSSL through cffi)", setting="its SSL server endpoint (ssl:PORT:privateKey=KEY:certKey=CERT)",
+    code_paths=("twisted/protocols/tls.py", "twisted/internet/_sslverify.py", "OpenSSL/"),
+    # cryptography's _rust module carries the OpenSSL that pyOpenSSL calls through cffi
+    native=("_rust.abi3.so", "_cffi_backend."),
+    where="on the reactor thread: the endpoint wraps the site's HTTP protocol in a TLSMemoryBIOProtocol "
+          "(twisted/protocols/tls.py) that feeds pyOpenSSL's memory BIOs, the handshake included")
 
 # Python's ssl module as the anatomy sees it: the stdlib's ssl.py (SSLSocket, SSLObject over OpenSSL in
 # _ssl) and asyncio's own TLS protocol (uvloop's is Cython: its calls into ssl.py are what a profile shows).

@@ -3,7 +3,10 @@ module refsuite/servers/go
 go 1.26.0
 
 require (
+	github.com/coder/websocket v1.8.14
+	github.com/fasthttp/websocket v1.5.12
 	github.com/gin-gonic/gin v1.12.0
+	github.com/gorilla/websocket v1.5.3
 	github.com/labstack/echo/v4 v4.16.5
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/valyala/fasthttp v1.79.0
@@ -36,6 +39,7 @@ require (
 	github.com/pelletier/go-toml/v2 v2.2.4 // indirect
 	github.com/quic-go/qpack v0.6.0 // indirect
 	github.com/quic-go/quic-go v0.59.0 // indirect
+	github.com/savsgio/gotils v0.0.0-20240704082632-aef3928b8a38 // indirect
 	github.com/twitchyliquid64/golang-asm v0.15.1 // indirect
 	github.com/ugorji/go/codec v1.3.1 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect

@@ -18,6 +18,17 @@ def test_ceiling_is_measured(backends, backend) -> None:
     assert "at concurrency 4" in ceiling.line()
 
 
+def test_fortunes_ceiling_reads_the_whole_fortune_collection(backends) -> None:
+    # /fortunes reads every row of TechEmpower's table: its ceiling is that query's, slower than a find_one by id
+    fortunes = measure("mongo", backends.mongo_url, concurrency=4, duration_s=0.5, query="fortunes")
+    lookup = measure("mongo", backends.mongo_url, concurrency=4, duration_s=0.5)
+    assert fortunes.query == "fortunes" and fortunes.requests > 0 and fortunes.errors == 0
+    assert "fortune collection" in fortunes.tool and "(fortunes)" in fortunes.line()
+    assert fortunes.requests_per_s < lookup.requests_per_s
+    with pytest.raises(CeilingError, match="no fortunes query"):
+        measure("redis", backends.redis_url, concurrency=1, duration_s=0.1, query="fortunes")
+
+
 def test_unreachable_mongo_fails_clearly(free_port) -> None:
     with pytest.raises(CeilingError, match="mongoloop"):
         measure("mongo", f"mongodb://127.0.0.1:{free_port}/test?serverSelectionTimeoutMS=500", 2, 0.2)

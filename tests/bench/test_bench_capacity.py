@@ -6,8 +6,10 @@ import json
 
 import pytest
 
-from bench import capacity, model, report_html, selfcheck
-from bench.capacity import Outcome, RampSettings, Slo, run_ramp
+from bench import selfcheck
+from bench.capacity import tally
+from bench.capacity.search import Outcome, RampSettings, Slo, run_ramp
+from bench.report import model, report_html
 from bench.schema import Result
 from loadtools.openloop import parse_csv
 
@@ -155,38 +157,38 @@ def test_capacity_interval_common_rate_and_cost_from_the_steps():
                step("a", 4000, False, repeat=1),
                step("b", 500, True, cpu_ms=0.3), step("b", 1000, False), step("b", 710, True),
                step("nethttp", 500, True, mode="calibration"), step("nethttp", 20000, True, mode="calibration")]
-    caps = {c.entrypoint: c for c in capacity.capacities(results)}
+    caps = {c.entrypoint: c for c in tally.capacities(results)}
     assert set(caps) == {"a", "b"}
     assert caps["a"].values == [1400, 2000] and caps["a"].capacity == 1700
     assert caps["a"].interval == (1400, 2000)
     assert caps["b"].capacity == 710 and caps["b"].interval == (710, 1000)  # one ramp: its bracket
     # half the slowest capacity (710), and each stack's cost at its held step nearest below it
-    assert capacity.common_rate(list(caps.values())) == 360
+    assert tally.common_rate(list(caps.values())) == 360
     assert caps["b"].cost_at(360) == (500, 300.0, 30.0)  # none at or below: the lowest held step
     assert caps["a"].cost_at(1200) == (1000, 50.0, 30.0)
-    assert capacity.tool_limit(results) == 20000
+    assert tally.tool_limit(results) == 20000
 
 
 def test_the_cost_is_the_step_at_the_common_rate_once_it_ran():
     results = [step("a", 500, True, cpu_ms=0.05), step("a", 1000, False),
                step("b", 250, True, cpu_ms=0.4), step("b", 500, False)]
-    assert capacity.common_rate(capacity.capacities(results)) == 120
+    assert tally.common_rate(tally.capacities(results)) == 120
     results += [step("a", 120, True, cpu_ms=0.09, mode="cost", seq=9), step("b", 120, False, cpu_ms=0.5, mode="cost")]
-    caps = {c.entrypoint: c for c in capacity.capacities(results)}
+    caps = {c.entrypoint: c for c in tally.capacities(results)}
     assert caps["a"].capacity == 500 and [r.rate for r in caps["a"].curve()] == [500, 1000]  # not a ramp step
     assert caps["a"].cost_at(120) == (120, 90.0, 30.0)
     assert caps["b"].cost_at(120) == (120, 500.0, 30.0)  # measured there, even where a noisy step missed the SLO
     results.append(step("c", 500, True, cpu_ms=0.07))  # a stack whose cost step never ran: its nearest held step
-    assert {c.entrypoint: c for c in capacity.capacities(results)}["c"].cost_at(120) == (500, 70.0, 30.0)
+    assert {c.entrypoint: c for c in tally.capacities(results)}["c"].cost_at(120) == (500, 70.0, 30.0)
 
 
 def test_a_capacity_whose_next_step_was_void_is_a_lower_bound():
     results = [step("a", 500, True), step("a", 1000, True), step("a", 2000, None, void=["load tool saturated"]),
                step("a", 1400, True)]
-    (cap,) = capacity.capacities(results)
+    (cap,) = tally.capacities(results)
     assert cap.capacity == 1400 and cap.void and cap.void_reasons == ["load tool saturated"]
     results.append(step("a", 1700, False))  # the stack failed below the void step: a real bound
-    (cap,) = capacity.capacities(results)
+    (cap,) = tally.capacities(results)
     assert cap.capacity == 1400 and not cap.void
 
 
@@ -232,9 +234,9 @@ def test_watch_counts_the_tools_cpu_and_the_connections_it_opens(tmp_path):
 
 @pytest.mark.alone  # the ramp's sent rate and void checks read the machine
 def test_a_real_short_ramp_against_go_nethttp(tmp_path):
-    from bench.plan import Settings, build
-    from bench.progress import Progress
-    from bench.runner import Runner
+    from bench.planning.plan import Settings, build
+    from bench.run.progress import Progress
+    from bench.run.runner import Runner
     from loadtools import get, ToolMissing
 
     try:
@@ -265,10 +267,10 @@ def test_a_real_short_ramp_against_go_nethttp(tmp_path):
     # up the ladder when the first rung held, down it when it did not (a loaded machine)
     assert steps[1].rate == (800 if first.slo_held else 50)
     assert first.server_cpu_s is not None and first.tool_cpu_s is not None and first.slo["bounds_ms"] == {"p99": 2000}
-    (cap,) = capacity.capacities(results)
+    (cap,) = tally.capacities(results)
     assert len(cap.ramps) == 1 and [r.rate for r in cap.curve()] == sorted(r.rate for r in steps)
     (cost,) = [r for r in results if r.mode == "cost" and not r.superseded]  # after the ramps, one step at the common rate
-    assert cost.rate == capacity.common_rate([cap]) and cap.cost_at(cost.rate)[0] == cost.rate
+    assert cost.rate == tally.common_rate([cap]) and cap.cost_at(cost.rate)[0] == cost.rate
     lines = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert {line["mode"] for line in lines} == {"capacity", "calibration", "cost"}
 
@@ -280,7 +282,7 @@ def closed(entry, rps, void=()):
 
 
 def test_void_cells_are_shown_with_their_reason_and_never_ranked():
-    from bench import model, results_md
+    from bench.report import model, results_md
 
     results = [closed("a", 9000), closed("a", 9100), closed("b", 5000), closed("b", 5100),
                closed("c", 20000, void=["load tool saturated: its CPU 97% of its cores"]),
@@ -295,7 +297,7 @@ def test_void_cells_are_shown_with_their_reason_and_never_ranked():
 
 
 def test_the_report_leads_with_capacity_and_its_cost_at_the_common_rate():
-    from bench import model, results_md
+    from bench.report import model, results_md
 
     results = [step("a", 500, True, cpu_ms=0.05), step("a", 1000, True), step("a", 2000, False),
                step("b", 500, True, cpu_ms=0.2), step("b", 1000, False),
@@ -308,9 +310,9 @@ def test_the_report_leads_with_capacity_and_its_cost_at_the_common_rate():
         < md.index("## Latency against throughput")
     answer = md.split("## hello: capacity within")[1].split("##")[0]
     rows = {line.split("|")[2].strip(): line for line in answer.splitlines() if line.startswith("| ")}
-    assert rows["`a`"].startswith("| 1 | `a` | 1,000 | 1,000–2,000 |")
+    assert rows["`a`"].startswith("| 1 | `a` | 1,000 | 1,000–2,000 (one ramp: held–missed) |")
     assert "| 50 | 500 |" in rows["`a`"]  # 50 µs of CPU a request, measured at 500/s (its nearest held step)
-    assert rows["`b`"].startswith("| 2 | `b` | 500 | 500–1,000 |") and "| 200 | 500 |" in rows["`b`"]
+    assert rows["`b`"].startswith("| 2 | `b` | 500 | 500–1,000 (one ramp: held–missed) |") and "| 200 | 500 |" in rows["`b`"]
     assert rows["`c`"].startswith("| – | `c` | ≥ 500 |") and "load tool saturated" in rows["`c`"]  # void: unranked
     # a held 1,000/s and b failed there: apart (the brackets touch, they do not overlap)
     assert "- Ranked by capacity: `a` 1,000/s > `b` 500/s" in answer and "- No tie" in answer
@@ -327,7 +329,7 @@ def bracket(entry, held, failed, op="hello", repeat=0, void=()):
 
 
 def test_the_answer_ranks_by_capacity_and_says_a_tie_only_where_intervals_overlap():
-    from bench import model
+    from bench.report import model
 
     results = (bracket("fast", 8000, 9000) + bracket("mid", 4000, 5000) + bracket("mid2", 4500, 7000)
                + bracket("slow", 1000, 1200) + bracket("busy", 2000, 4000, void=["load tool saturated"])
@@ -348,12 +350,12 @@ def test_the_answer_ranks_by_capacity_and_says_a_tie_only_where_intervals_overla
 
 
 def test_the_verdict_names_each_run_of_overlapping_neighbours_a_tie():
-    from bench import capacity_report, model
+    from bench.report import capacity_tables, model
 
     results = (bracket("a", 8000, 9000) + bracket("b", 4000, 5000) + bracket("c", 4500, 7000)
                + bracket("d", 4800, 6000) + bracket("e", 1000, 1200))
     (a,) = model.build(results).answers
-    said = capacity_report.verdict(a)
+    said = capacity_tables.verdict(a)
     assert said[0].startswith("Ranked by capacity: `a` 8,000/s > `d` 4,800/s ≈ `c` 4,500/s ≈ `b` 4,000/s > `e`")
     assert said[1].startswith("A tie, not an order: `d`, `c` and `b` overlap each with its neighbour")
     assert not any("No tie" in s for s in said)
@@ -362,7 +364,7 @@ def test_the_verdict_names_each_run_of_overlapping_neighbours_a_tie():
 def test_capacity_is_never_read_from_a_closed_loop_run():
     """A closed-loop run's latency suffers coordinated omission: a wrk line, even one labelled as a
     capacity step, is no capacity (it would have held the SLO at 50,000/s here)."""
-    from bench import model
+    from bench.report import model
 
     wrk = Result(entrypoint="a", operation="hello", tool="wrk", loop="closed", connections=50, rate=50_000,
                  requests=150_000, requests_per_s=50_000, latency_ms={"p99": 2.0}, mode="capacity", slo_held=True,
@@ -374,7 +376,7 @@ def test_capacity_is_never_read_from_a_closed_loop_run():
 
 
 def test_compare_puts_capacities_side_by_side_not_ramp_steps():
-    from bench import compare
+    from bench.report import compare
 
     def run(scale, cost_b):
         return (bracket("a", 1000 * scale, 1400 * scale) + bracket("b", 500, 700)
@@ -399,7 +401,7 @@ def test_compare_puts_capacities_side_by_side_not_ramp_steps():
 def test_the_report_says_the_foreign_load_the_void_reruns_and_where_the_backends_ran():
     from dataclasses import replace
 
-    from bench import model, results_md
+    from bench.report import model, results_md
 
     def seen(r, foreign, seq, **kw):
         return replace(r, foreign_cpu_pct=foreign, sequence=seq, **kw,
@@ -430,7 +432,7 @@ def test_the_report_says_the_foreign_load_the_void_reruns_and_where_the_backends
 def test_a_stack_without_a_verification_record_shows_as_unverified():
     from dataclasses import replace
 
-    from bench import model, results_md
+    from bench.report import model, results_md
     from servers.core import catalog
 
     def tagged(r, verified):

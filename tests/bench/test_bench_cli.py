@@ -14,7 +14,8 @@ from servers.core import catalog
 
 pytest.importorskip("numpy", reason="the bench extra is not installed: pip install -e '.[bench]'")
 
-from bench import cli, defaults, plan as planning, presets  # noqa: E402
+from bench import cli, defaults  # noqa: E402
+from bench.planning import plan, presets
 from loadtools import DEFAULT_TOOL  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,13 +45,13 @@ def test_a_bad_option_names_the_usage_with_the_run_form(run_bench):
 
 
 def test_bare_bench_sh_prints_the_default_plan_and_starts_nothing():
-    full = planning.build(planning.Settings(servers=[e.name for e in catalog.ENTRIES]))
+    full = plan.build(plan.Settings(servers=[e.name for e in catalog.ENTRIES]))
     # bench.sh itself, on this interpreter (PYTHON), as a reader types it.
     proc = subprocess.run(["./bench.sh"], cwd=ROOT, env={**os.environ, "PYTHON": sys.executable},
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode == 0, proc.stderr
     assert f"{len(full.runs)} runs on {len(catalog.ENTRIES)} stacks with {DEFAULT_TOOL}" in proc.stdout
-    assert f"about {planning.format_duration(full.estimate_s())}" in proc.stdout
+    assert f"about {plan.format_duration(full.estimate_s())}" in proc.stdout
     assert "Nothing was started" in proc.stdout
     for command in ("./bench.sh run", "./bench.sh --quick", "./bench.sh --help"):
         assert command in proc.stdout

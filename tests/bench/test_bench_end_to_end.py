@@ -68,12 +68,16 @@ def test_backend_routes_hit_every_id(run_bench, tmp_path, need_tool):
     if shutil.which("redis-server") is None:
         pytest.skip("redis-server not found: apt-get install redis-server")
     out = tmp_path / "out"
-    proc = run_bench("run", "--servers", "nethttp", "--ops", "mongo-pooled,redis-per-request", "--duration", "1",
-                     "--warmup", "0.5", "--users", "200", "--connections", "4", "--out", str(out), "--plain",
+    proc = run_bench("run", "--servers", "nethttp", "--ops", "mongo-pooled,redis-per-request,fortunes", "--duration",
+                     "1", "--warmup", "0.5", "--users", "200", "--connections", "4", "--out", str(out), "--plain",
                      timeout=280)
     assert proc.returncode == 0, proc.stderr
     results = results_of(out)
-    assert [r.operation for r in results] == ["mongo-pooled", "redis-per-request"]
+    assert [r.operation for r in results] == ["mongo-pooled", "redis-per-request", "fortunes"]
+    # the local backends' own CPU per request, beside the server's; fortunes held against its own query's ceiling
+    assert all(r.backend_cpu_per_request_ms and r.backend_cpu_per_request_ms > 0 for r in results)
+    fortunes = results.pop()
+    assert fortunes.backend_ceiling["query"] == "fortunes" and fortunes.backend_ceiling["requests_per_s"] > 0
     for r in results:
         assert r.ok, r.failure
         assert r.requests > 0 and r.non_2xx == 0 and r.errors_total == 0  # the seeded ids 1..200 all hit

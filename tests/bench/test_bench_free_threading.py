@@ -1,6 +1,6 @@
 """The free-threading comparison: the interpreter and cores axes in the plan and the model, the preset that fits
-about 40 minutes, and docs/free-threading.md's section, which says what to pick only from a quiet, controlled
-run (bench/free_threading.py, bench/free_threading_page.py). No process is run: the results are made here."""
+about an hour, and docs/free-threading.md's section, which says what to pick only from a quiet, controlled
+run (bench/free_threading/comparison.py, bench/free_threading/document.py). No process is run: the results are made here."""
 from __future__ import annotations
 
 import statistics
@@ -10,8 +10,11 @@ import pytest
 
 from servers.core import interpreters
 
-from bench import capacity, free_threading, free_threading_page, model, plan, presets
-from bench.capacity import Slo
+from bench.capacity import tally
+from bench.capacity.search import Slo
+from bench.free_threading import comparison, document
+from bench.planning import plan, presets
+from bench.report import answers, conditions, model
 from bench.schema import Result
 
 TWIN, FT, DEFAULT = interpreters.GIL_TWIN, interpreters.FREE_THREADED, interpreters.GIL
@@ -44,16 +47,18 @@ def test_the_plan_runs_base_entries_on_each_gil_interpreter_and_ft_entries_on_3_
     assert plan.build(replace(s, server_cores=[1])).estimate_s() < p.estimate_s()
 
 
-def test_the_free_threading_preset_fits_about_40_minutes_on_two_cores():
+def test_the_free_threading_preset_fits_about_an_hour_on_two_cores_with_independent_repeats():
     preset = replace(presets.get("free-threading"), server_cores=presets.free_threading_cores(2))
     assert preset.server_cores == (1, 2) and presets.free_threading_cores(8) == (1, 2, 4)
     s = preset.settings()
-    assert s.interpreters == [TWIN, DEFAULT] and s.equal_cores and s.ramp.guess_from_earlier
+    # every repeat from the same ladder's foot (no guess carried from an earlier repeat), a failing rung confirmed
+    assert s.interpreters == [TWIN, DEFAULT] and s.equal_cores and s.ramp.confirm
+    assert not hasattr(s.ramp, "guess_from_earlier") and s.ramp.step_s >= 3.0
     p = plan.build(s)
     assert {g.entry.name for g in p.entries} == {"flask_gunicorn_gthread", "flask_gunicorn_gthread_ft",
                                                  "flask_granian", "flask_granian_ft"}
     assert {r.operation for r in p.runs} == {"fortunes", "json", "hello"} and len(p.entries) == 12
-    assert p.estimate_s() <= 42 * 60, plan.format_duration(p.estimate_s())
+    assert p.estimate_s() <= 60 * 60, plan.format_duration(p.estimate_s())
 
 
 def step(entry, interpreter, cores, rate, held, op="fortunes", repeat=0, cpu_us=1000.0, pss=60.0, workers=1,
@@ -99,8 +104,8 @@ def run(foreign=1.0, ft_granian=(1500, 1600), twin_granian=(1000, 1050), ft_vers
     return results
 
 
-def view(results) -> free_threading.FreeThreading:
-    return free_threading.build(model.build(results))
+def view(results) -> comparison.FreeThreading:
+    return comparison.build(model.build(results))
 
 
 def test_the_model_keeps_an_entry_on_two_interpreters_apart_and_pairs_each_free_threaded_stack_with_its_twin():
@@ -134,10 +139,10 @@ def test_the_pick_is_the_capacity_apart_else_the_cheaper_of_a_tie():
 
 
 def test_the_page_says_what_to_pick_from_a_quiet_controlled_run():
-    section = free_threading_page.section(view(run()), "results/x/results.jsonl")
+    section = document.section(view(run()), "results/x/results.jsonl")
     assert "### What to pick" in section and "No conclusion" not in section
     assert "- **A page like fortunes, 2 cores**: `flask_granian_ft` on 3.13t (free-threaded), 1,550/s" in section
-    assert "| 2 cores | `flask_granian on 3.13` | 3.13: 3.13.5 (GIL) | 2 processes x 16 threads | 1,025 |" in section
+    assert "| 2 cores (threads against processes) | `flask_granian on 3.13` | 3.13: 3.13.5 (GIL) | 2 processes x 16 threads | 1,025 |" in section
 
 
 @pytest.mark.parametrize("why, results, reason", [
@@ -147,7 +152,7 @@ def test_the_page_says_what_to_pick_from_a_quiet_controlled_run():
 def test_the_page_refuses_to_draw_a_conclusion_from_a_shared_or_uncontrolled_run(why, results, reason):
     v = view(results)
     assert not v.conclusive and any(reason in r for r in v.refusals), v.refusals
-    section = free_threading_page.section(v, "results/x/results.jsonl")
+    section = document.section(v, "results/x/results.jsonl")
     assert "**No conclusion is drawn from this run.**" in section and reason in section
     assert "**A page like fortunes" not in section and "on 3.13t (free-threaded)" not in section
     assert "### fortunes (a shared or uncontrolled run: not to be read)" in section
@@ -164,25 +169,25 @@ def test_a_process_that_did_not_say_its_interpreter_makes_the_run_uncontrolled()
 
 def test_the_page_renders_without_computing(monkeypatch):
     v = view(run())
-    section = free_threading_page.section(v, "r")
+    section = document.section(v, "r")
 
     def computing(*args, **kwargs):
         raise AssertionError("the page's renderer computed a derived value")
 
-    for module, name in ((statistics, "median"), (model, "build"), (model, "overlap"), (model, "quietness"),
-                         (free_threading, "build"), (free_threading, "_op_pick"), (capacity, "capacities"),
-                         (capacity.Capacity, "cost_at"), (capacity.Capacity, "pss_at")):
+    for module, name in ((statistics, "median"), (model, "build"), (answers, "overlap"), (conditions, "quietness"),
+                         (comparison, "build"), (comparison, "_op_pick"), (tally, "capacities"),
+                         (tally.Capacity, "cost_at"), (tally.Capacity, "pss_at")):
         monkeypatch.setattr(module, name, computing)
-    assert free_threading_page.section(v, "r") == section
+    assert document.section(v, "r") == section
 
 
 def test_the_page_keeps_its_prose_and_replaces_only_its_section(tmp_path):
     page = tmp_path / "page.md"
-    page.write_text("# Title\n\nprose\n\n" + free_threading_page.START + "\nold\n" + free_threading_page.END + "\n\nafter\n")
-    free_threading_page.write(view(run(foreign=45.0)), "r", page)
+    page.write_text("# Title\n\nprose\n\n" + document.START + "\nold\n" + document.END + "\n\nafter\n")
+    document.write(view(run(foreign=45.0)), "r", page)
     text = page.read_text()
-    assert text.startswith("# Title\n\nprose\n\n" + free_threading_page.START) and text.endswith("\n\nafter\n")
-    assert "\nold\n" not in text and text.count(free_threading_page.START) == 1
+    assert text.startswith("# Title\n\nprose\n\n" + document.START) and text.endswith("\n\nafter\n")
+    assert "\nold\n" not in text and text.count(document.START) == 1
 
 
 def test_a_line_written_before_the_axes_reads_as_what_it_meant():
@@ -211,6 +216,117 @@ def test_no_pick_where_a_stack_the_tool_bounded_may_hold_more_than_the_best_rank
     v = view(results)
     light = next(p for p in v.picks if p.routes.startswith("light"))
     assert (light.stack, light.decided_by) == (None, "void") and [s.label for s in light.void] == ["flask_granian on 3.13"]
-    sentence = free_threading_page.pick_sentence(light)
+    sentence = document.pick_sentence(light)
     assert sentence.startswith("**Light routes (hello, json), 2 cores**: no pick: `flask_granian on 3.13` ≥ 4,000/s")
     assert "load tool saturated" in sentence
+
+
+def test_threads_against_processes_is_void_where_the_server_shared_its_cores():
+    """On 2 cores of a 2-core machine nothing is pinned: the load tool shares the server's cores, so the cell is
+    marked, its match has no verdict, no pick is made for that count, and the page says what machine would
+    measure it; the 1-core arm is labelled what it measures, the cost per request of one process."""
+    results = run()
+    for r in results:
+        r.shared_cores = ["load tool"]
+    one = (stack("flask_granian_ft", FT, 1, (600, 620), (700, 700), cpu_us=950, common=400)
+           + stack("flask_granian", TWIN, 1, (800, 820), (900, 900), cpu_us=700, common=400))
+    for r in one:
+        r.shared_cores = ["mongo"]  # the backend on the server's one core: marked, but this is no scaling claim
+    v = view(results + one)
+    (m,) = [m for m in v.matches if m.operation == "fortunes" and m.server == "granian-wsgi" and m.cores == 2]
+    assert not m.isolated and m.kind == "not isolated" and m.verdict.startswith("void, not isolated")
+    (single,) = [m for m in v.matches if m.operation == "fortunes" and m.cores == 1]
+    assert single.isolated and single.kind == "per-request cost" and single.verdict == "the GIL twin ahead"
+    page, light = [p for p in v.picks if p.cores == 2]
+    assert page.decided_by == light.decided_by == "not isolated" and page.stack is None
+    section = document.section(v, "results/x/results.jsonl")
+    assert ("- **A page like fortunes, 2 cores**: no pick, not isolated: the server shared its cores with the load "
+            "tool (fortunes), so threads of one process against processes is not measured here. What would measure "
+            "it: a machine of 6 or more usable cores") in section
+    assert "| 1 core (per-request cost) | `flask_granian_ft` |" in section
+
+
+def test_gunicorn_gthread_has_the_same_threads_per_core_on_both_builds():
+    """At equal cores the GIL side runs one gthread process per core, 16 threads each; the free-threaded side's one
+    process gets 16 per core, so a thread pool is not what differs."""
+    s = plan.Settings(servers=["flask_gunicorn_gthread", "flask_gunicorn_gthread_ft", "flask_granian_ft"],
+                      ops=["hello"], capacity_ops=["hello"], capacity_only=True, interpreters=[TWIN],
+                      server_cores=[1, 2], equal_cores=True)
+    p = plan.build(s)
+    options = {(g.entry.name, g.cores): (g.workers, dict(g.runs[0].server_options)) for g in p.entries}
+    assert options[("flask_gunicorn_gthread_ft", 2)] == (1, {"threads": 32})
+    assert options[("flask_gunicorn_gthread_ft", 1)] == (1, {"threads": 16})
+    assert options[("flask_gunicorn_gthread", 2)] == (2, {})  # 2 processes x 16 threads: the suite's default
+    assert options[("flask_granian_ft", 2)] == (2, {})  # granian's workers are threads: one per core already
+    results = stack("flask_gunicorn_gthread_ft", FT, 2, (800, 850), (1000, 1000), op="hello", common=400)
+    for r in results:
+        r.server_options = {"threads": 32}
+    (m,) = view(results).matches
+    assert m.free_threaded.layout == "1 process x 32 threads"
+
+
+def test_the_plan_says_which_core_counts_it_cannot_isolate_and_what_machine_would(monkeypatch):
+    monkeypatch.setattr(plan.pinning, "usable_cpus", lambda: [0, 1])
+    s = plan.Settings(servers=["flask_granian_ft"], ops=["hello", "fortunes"], capacity_ops=["hello", "fortunes"],
+                      capacity_only=True, server_cores=[1, 2], equal_cores=True)
+    notes = plan.build(s).not_isolated
+    assert len(notes) == 2  # 1 core: the backends on the server's core; 2 cores: nothing pinned, the tool shares
+    assert notes[0].startswith("1 server core: the server would share its cores with the backends")
+    assert notes[1].startswith("2 server cores: the server would share its cores with the load tool and the backends")
+    assert "a machine of 6 or more usable cores" in notes[1] and "--target" in notes[1]
+    monkeypatch.setattr(plan.pinning, "usable_cpus", lambda: list(range(8)))
+    assert plan.build(s).not_isolated == []  # 8 cores: server, tool and backends apart
+    assert plan.build(plan.Settings(servers=["flask_granian_ft"], ops=["hello"], capacity_ops=["hello"],
+                                    capacity_only=True, server_cores=[1])).not_isolated == []  # no comparison
+
+
+def _as_lane(results: list[Result], version: str) -> list[Result]:
+    """The same run as if made with FT_VERSION=version: the lane's keys, the processes' facts and versions."""
+    keys = {FT: f"cpython-{version}t", TWIN: f"cpython-{version}"}
+    out = []
+    for r in results:
+        if r.interpreter in keys:
+            key = keys[r.interpreter]
+            facts = {**r.interpreter_facts, "key": key, "version": f"{version}.7"}
+            python = f"{version}.7" + ("t" if r.interpreter == FT else "")
+            r = replace(r, interpreter=key, interpreter_facts=facts, versions={**r.versions, "python": python})
+        out.append(r)
+    return out
+
+
+def test_a_run_of_another_free_threaded_version_is_named_by_it_and_written_to_its_own_section(tmp_path):
+    """FT_VERSION=3.14's run, read without FT_VERSION: its verdicts, picks and versions say 3.14t, and the page
+    gets a 3.14t section beside 3.13t's, which stays as it was."""
+    v = view(_as_lane(run(), "3.14"))
+    assert v.label == "3.14t" and v.controlled.same, v.controlled.reasons
+    (m,) = [m for m in v.matches if m.operation == "fortunes" and m.server == "granian-wsgi"]
+    assert m.verdict == "3.14t ahead" and m.twin is not None and m.default is not None
+    page = [p for p in v.picks if p.cores == 2][0]
+    assert "on 3.14t (free-threaded)" in document.pick_sentence(page)
+    assert "3.13" not in document.versions_table(v)
+    text = tmp_path / "page.md"
+    text.write_text("# Title\n\n" + document.START + "\n3.13t's run\n" + document.END + "\n")
+    document.write(v, "r", text)
+    document.write(v, "r", text)  # a second write replaces its own section
+    written = text.read_text()
+    start, end, title = document.markers("3.14t")
+    assert "\n3.13t's run\n" in written and written.count(start) == 1 and title in written
+    assert written.index(document.END) < written.index(start) < written.index(end)
+
+
+def test_ft_version_moves_the_free_threaded_lane_and_its_virtualenvs():
+    """FT_VERSION=3.14 (what the set-up scripts take) makes the _ft entries' interpreter 3.14t and the twin 3.14,
+    in .venv-ft3.14 and .venv-314; a process on 3.13t is refused as 3.14t."""
+    import subprocess
+    import sys
+
+    code = ("from servers.core import interpreters as i, catalog; "
+            "print(i.FREE_THREADED, i.GIL_TWIN, i.VENV_FT.name, i.VENV_GIL_TWIN.name, i.SETUP_HINT, "
+            "catalog.get('flask_granian_ft').interpreter, sep='|')")
+    out = subprocess.run([sys.executable, "-c", code], env={**__import__("os").environ, "FT_VERSION": "3.14"},
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert out == ("cpython-3.14t|cpython-3.14|.venv-ft3.14|.venv-314|FT_VERSION=3.14 ./setup.sh --free-threaded|"
+                   "cpython-3.14t")
+    other = interpreters.get("cpython-3.14t")
+    assert other.free_threaded and other.venv.name == ".venv-ft3.14" and interpreters.get("cpython-3.14").label == "3.14"
+    assert "3.14" in interpreters.mismatch("cpython-3.14t", FACTS[FT])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench import hosts
+from bench.run import hosts
 from loadtools import LoadSpec, Unsupported, get, locust
 
 

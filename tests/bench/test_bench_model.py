@@ -13,7 +13,8 @@ import pytest
 
 pytest.importorskip("numpy", reason="the bench extra is not installed: pip install -e '.[bench]'")
 
-from bench import model, report_html, results_md, schema, significance  # noqa: E402
+from bench import schema  # noqa: E402
+from bench.report import answers, conditions, matches, model, report_html, results_md, significance
 from bench.schema import Result  # noqa: E402
 
 from test_bench_reports import sample  # noqa: E402
@@ -26,7 +27,7 @@ def test_rendering_computes_nothing(raw, monkeypatch):
     """Once built, the model renders with every statistic and aggregation out of reach."""
     from test_bench_capacity import bracket
 
-    from bench import capacity
+    from bench.capacity import tally
 
     results = sample(raw) + session() + bracket("a", 1000, 2000) + bracket("b", 900, 1500) + bracket("c", 300, 400)
     report = model.build(results)
@@ -39,9 +40,9 @@ def test_rendering_computes_nothing(raw, monkeypatch):
 
     for module, name in ((statistics, "median"), (significance, "ratio_of_medians"), (model, "derive"),
                          (model, "rows"), (model, "ranked_pairs"), (model, "route_pairs"), (model, "failures"),
-                         (model, "noise"), (model, "session"), (model, "build"), (model, "_median"),
-                         (model, "answers"), (model, "answer"), (model, "overlap"), (capacity, "capacities"),
-                         (capacity, "common_rate"), (capacity, "foreign_load"), (capacity.Capacity, "cost_at")):
+                         (conditions, "noise"), (conditions, "session"), (model, "build"), (model, "_median"),
+                         (answers, "answers"), (answers, "answer"), (answers, "overlap"), (tally, "capacities"),
+                         (tally, "common_rate"), (tally, "foreign_load"), (tally.Capacity, "cost_at")):
         monkeypatch.setattr(module, name, computing)
     assert results_md.render(report) == md and report_html.render(report) == page
 
@@ -125,6 +126,6 @@ def test_compare_keeps_rows_that_differ_only_in_threads(tmp_path):
 def test_compare_pairs_rows_that_share_a_key_and_drops_none():
     # A file that holds two sessions (--out reused) with other labels: both rows of A stay.
     a = [wrk_run(2, 1_000.0), Result(**{**wrk_run(2, 1_500.0).__dict__, "preset": "one-core"})]
-    c = model.compare(a, [wrk_run(2, 2_000.0)])
+    c = matches.compare(a, [wrk_run(2, 2_000.0)])
     assert [(m.a is not None, m.b is not None) for m in c.matches] == [(True, True), (True, False)]
     assert (c.only_a, c.only_b, c.matches[0].rps_ratio) == (1, 0, 2.0)

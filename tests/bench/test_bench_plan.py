@@ -7,7 +7,7 @@ import pytest
 
 from servers.core import catalog
 
-from bench import plan, presets, selection
+from bench.planning import plan, presets, selection
 from harness import pinning
 from loadtools import LoadSpec, Unsupported, get, vegeta
 
@@ -86,7 +86,7 @@ def test_presets_are_built_from_the_catalog(name):
     tool = get(preset.tool)
     for run in full.runs:
         tool.check(LoadSpec(base_url="http://127.0.0.1:1", path=run.path, connections=run.connections or 1,
-                            rate=run.rate, keepalive=run.keepalive))
+                            rate=run.rate, keepalive=run.keepalive, protocol=run.protocol))
 
 
 def test_preset_details():

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from bench import capacity, model, plan as planning, results_md
-from bench.capacity import Slo
+from bench.capacity import tally
+from bench.capacity.search import Slo
+from bench.planning import plan
+from bench.report import model, results_md
 from bench.schema import Result
 from harness import protocols
 from loadtools import LoadSpec, Unsupported, get
@@ -77,8 +79,8 @@ def test_results_without_a_protocol_read_as_plaintext_h1():
 
 
 def test_the_plan_leaves_out_a_stack_whose_server_cannot_serve_the_protocol():
-    settings = planning.Settings(servers=["flask_waitress", "nethttp"], ops=["hello"], protocols=["h1", "h1-tls"])
-    p = planning.build(settings)
+    settings = plan.Settings(servers=["flask_waitress", "nethttp"], ops=["hello"], protocols=["h1", "h1-tls"])
+    p = plan.build(settings)
     assert [(g.entry.name, g.protocol) for g in p.entries] == [("flask_waitress", "h1"), ("nethttp", "h1"),
                                                              ("nethttp", "h1-tls")]
     assert p.unserved == [f"flask_waitress h1-tls: {catalog.get('flask_waitress').tls.cannot}"]
@@ -124,7 +126,7 @@ def test_protocol_usage_errors(run_bench, args, says):
 
 def test_the_tool_limit_is_per_protocol():
     results = session()
-    assert capacity.tool_limit(results) == 20000 and capacity.tool_limit(results, "h1-tls") == 9000
+    assert tally.tool_limit(results) == 20000 and tally.tool_limit(results, "h1-tls") == 9000
 
 
 def test_a_server_without_keep_alive_pays_all_its_tls_per_connection():
@@ -139,9 +141,9 @@ def test_a_server_without_keep_alive_pays_all_its_tls_per_connection():
 
 
 def test_the_plan_serves_h2_and_h2c_where_the_server_speaks_them():
-    settings = planning.Settings(servers=["flask_waitress", "flask_gunicorn", "falcon_twisted", "nethttp"],
+    settings = plan.Settings(servers=["flask_waitress", "flask_gunicorn", "falcon_twisted", "nethttp"],
                                  ops=["hello"], protocols=["h2", "h2c"])
-    p = planning.build(settings)
+    p = plan.build(settings)
     assert [(g.entry.name, g.protocol) for g in p.entries] == [("falcon_twisted", "h2"), ("nethttp", "h2"),
                                                              ("nethttp", "h2c")]
     why = dict(line.split(": ", 1) for line in p.unserved)

@@ -16,8 +16,8 @@ import pytest
 
 pytest.importorskip("numpy", reason="the bench extra is not installed: pip install -e '.[bench]'")
 
-from bench import reports  # noqa: E402
-from bench.capacity import Slo  # noqa: E402
+from bench.capacity.search import Slo  # noqa: E402
+from bench.report import reports  # noqa: E402
 from bench.schema import Result  # noqa: E402
 from harness import browser  # noqa: E402
 

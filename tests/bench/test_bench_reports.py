@@ -9,7 +9,8 @@ import pytest
 
 pytest.importorskip("numpy", reason="the bench extra is not installed: pip install -e '.[bench]'")
 
-from bench import compare, model, report_html, results_md, schema  # noqa: E402
+from bench import schema  # noqa: E402
+from bench.report import compare, model, report_html, results_md
 from bench.schema import Result  # noqa: E402
 from loadtools import ab, hey, vegeta, wrk  # noqa: E402
 
@@ -122,8 +123,8 @@ def test_compare_side_by_side(raw):
 def test_closed_loop_percentiles_carry_the_coordinated_omission_mark(raw):
     """wrk, ab and hey wait for each answer before the next request: their percentiles are marked (†) in
     the tables and the chart's labels, with the sentence that says why; vegeta's open loop is not."""
-    from bench import charts
-    from bench.report_tables import CO_MARK, CO_NOTE
+    from bench.report import charts
+    from bench.report.tables import CO_MARK, CO_NOTE
 
     report = model.build(sample(raw))
     md = results_md.render(report)

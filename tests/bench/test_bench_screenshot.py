@@ -9,7 +9,8 @@ import numpy
 import pytest
 from PIL import Image
 
-from bench import cli, reports, screenshot
+from bench import cli
+from bench.report import reports, screenshot
 from harness import browser
 from test_bench_report_browser import quick_run
 

@@ -11,9 +11,11 @@ from servers.core import catalog
 
 pytest.importorskip("numpy", reason="the bench extra is not installed: pip install -e '.[bench]'")
 
-from bench import compare, model, noise, plan, report_html, results_md, rounds, schema  # noqa: E402
+from bench import noise, schema  # noqa: E402
+from bench.planning import plan, rounds
+from bench.report import compare, model, report_html, results_md
+from bench.report.significance import NEEDS, Verdict, ratio_of_medians  # noqa: E402
 from bench.schema import Result  # noqa: E402
-from bench.significance import NEEDS, Verdict, ratio_of_medians  # noqa: E402
 
 
 # -- the bootstrap interval of a ratio of medians -------------------------------------------------

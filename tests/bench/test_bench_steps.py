@@ -13,12 +13,13 @@ from types import SimpleNamespace
 import psutil
 import pytest
 
-from bench import capacity, selfcheck
-from bench.capacity import QUICK_RAMP, Outcome, RampSettings, run_ramp
-from bench.capacity_run import Ramper
-from bench.plan import RunSpec, Settings
+from bench import selfcheck
+from bench.capacity import search, tally
+from bench.capacity.search import Outcome, QUICK_RAMP, RampSettings, Slo, run_ramp
+from bench.planning.plan import RunSpec, Settings
+from bench.run.ramper import Ramper
+from bench.run.steps import Target
 from bench.schema import Result
-from bench.steps import Target
 from harness import pinning
 from servers.core import catalog
 
@@ -47,10 +48,13 @@ def bracket(outcomes):
 def test_a_quick_ramp_starts_near_the_guess_and_narrows_to_ten_percent(knee, guess):
     measure, calls = stack(knee)
     out = run_ramp(measure, QUICK_RAMP, guess=guess)
-    assert calls[0] == (capacity._round_rate(0.7 * guess), "ladder")  # near the knee, not at 500/s
+    assert calls[0] == (search._round_rate(0.7 * guess), "ladder")  # near the knee, not at 500/s
     held, failed = bracket(out)
     assert held <= knee < failed and failed / held <= 1.1 + 1e-9, (held, failed, calls)
-    assert len(calls) <= 7, calls  # a quick ramp stays short: no climb from the ladder's foot
+    assert len(calls) <= 8, calls  # a quick ramp stays short: no climb from the ladder's foot
+    # the rung that stopped the climb was measured twice before the ladder believed it
+    stopped = next(rate for rate, phase in calls if phase == "ladder" and (rate, "confirm") in calls)
+    assert calls.count((stopped, "ladder")) == 1 and (stopped, "confirm") in calls
 
 
 def test_without_a_guess_the_quick_ladder_searches_coarsely_then_bisects_to_ten_percent():
@@ -87,12 +91,12 @@ def test_knee_guess_is_the_latest_closed_loop_rate_of_that_stack_and_operation()
     results = [closed("a", "hello", 1000), closed("a", "hello", 1200), closed("a", "hello", 9000, void_reasons=["x"]),
                closed("a", "json", 500), closed("b", "hello", 7000),
                Result(entrypoint="a", operation="hello", loop="open", mode="capacity", requests_per_s=3000)]
-    assert capacity.knee_guess(results, "a", "hello") == 1200
-    assert capacity.knee_guess(results, "a", "redis-pooled") is None
+    assert search.knee_guess(results, "a", "hello") == 1200
+    assert search.knee_guess(results, "a", "redis-pooled") is None
 
 
 class FakeSteps:
-    """The step API (bench/steps.py) over synthetic results: void(rate, rerun) says which steps are void."""
+    """The step API (bench/run/steps.py) over synthetic results: void(rate, rerun) says which steps are void."""
 
     def __init__(self, knee, void, foreign=lambda rate, rerun: 5.0):
         self.knee, self.void, self.foreign = knee, void, foreign
@@ -132,15 +136,16 @@ def test_a_void_step_is_measured_again_and_a_briefly_busy_machine_still_yields_a
     results = r.ramp(run, Target("http://127.0.0.1:1"), guess=4000)
     assert results == steps.recorded
     void = [x for x in results if x.void_reasons]
-    assert len(void) == 1 and void[0].superseded and void[0].rate == 3900
+    # void at the first look, at the rung and at its confirmation: each measured again
+    assert void and all(x.superseded and x.rate == 3900 for x in void)
     again = results[results.index(void[0]) + 1]
     assert again.rate == 3900 and again.rerun == 1 and not again.superseded and not again.void_reasons
-    (cap,) = capacity.capacities(results)
+    (cap,) = tally.capacities(results)
     assert not cap.void and cap.capacity <= 3800 < cap.interval[1] <= 1.1 * cap.capacity
     # without the second look the same machine gives no ranked answer
     steps = FakeSteps(knee=3800, void=lambda rate, rerun: rate == 3900 and rerun == 0)
     r, run = ramper(steps, void_reruns=0)
-    (cap,) = capacity.capacities(r.ramp(run, Target("http://127.0.0.1:1"), guess=4000))
+    (cap,) = tally.capacities(r.ramp(run, Target("http://127.0.0.1:1"), guess=4000))
     assert cap.void
 
 
@@ -150,7 +155,7 @@ def test_a_step_void_every_time_is_believed_after_its_reruns():
     results = r.ramp(run, Target("http://127.0.0.1:1"), guess=4000)
     at = [x for x in results if x.rate == 3900]
     assert [x.rerun for x in at] == [0, 1, 2] and [x.superseded for x in at] == [True, True, False]
-    (cap,) = capacity.capacities(results)
+    (cap,) = tally.capacities(results)
     assert cap.void and cap.capacity < 3900  # a lower bound, shown with its reason, not ranked
 
 
@@ -162,7 +167,7 @@ def test_a_miss_while_others_took_the_machine_is_measured_again_and_a_quiet_miss
     results = r.ramp(run, Target("http://127.0.0.1:1"), guess=4000)
     first, again = results[0], results[1]
     assert (first.rate, first.superseded, again.rate, again.rerun, again.slo_held) == (2800, True, 2800, 1, True)
-    (cap,) = capacity.capacities(results)
+    (cap,) = tally.capacities(results)
     assert 3500 <= cap.capacity <= 3800  # without the second look: a capacity near 1,400/s
     assert sum(1 for x in results if x.superseded) == 1  # the quiet misses above 3,800/s were believed at once
     # the same machine, the rule off: the spoiled miss decides
@@ -170,7 +175,7 @@ def test_a_miss_while_others_took_the_machine_is_measured_again_and_a_quiet_miss
                       foreign=lambda rate, rerun: 80.0 if (rate, rerun) == (2800, 0) else 5.0)
     settings_off = Settings(ramp=replace(QUICK_RAMP, spoiled_pct=None, void_pause_s=0.0))
     off = Ramper(steps, settings_off)
-    (cap,) = capacity.capacities(off.ramp(run, Target("http://127.0.0.1:1"), guess=4000))
+    (cap,) = tally.capacities(off.ramp(run, Target("http://127.0.0.1:1"), guess=4000))
     assert cap.capacity < 2800
     # the tool's own limit: a calibration step that fell behind on a busy machine is measured again too
     steps = FakeSteps(knee=10**9, void=lambda rate, rerun: False,
@@ -256,28 +261,28 @@ def test_the_run_says_what_the_foreign_load_was_and_which_cells_it_cost():
                at(2000, False, rerun=1, foreign=8.0, seq=3),  # cleared: the stack's own miss
                at(1000, True, entry="b", seq=4), at(2000, False, busy, entry="b", superseded=True, foreign=70.0, seq=5),
                at(2000, False, busy, entry="b", rerun=1, foreign=65.0, seq=6)]  # still void: the cell is void
-    f = capacity.foreign_load(results)
+    f = tally.foreign_load(results)
     assert f.pct == (5.0, 34.0, 70.0) and f.measured == 6
     assert [(r.entrypoint, after.sequence) for r, after in f.reruns] == [("a", 3), ("b", 6)]
     assert [(c.entrypoint, pct) for c, pct in f.void_cells] == [("b", 65.0)]  # the step it rests on
     text = f.describe()
     assert "median 34% of the machine, max 70%" in text and "2 void steps measured again, 1 of them no longer void" in text
-    assert capacity.foreign_load([Result(entrypoint="a")]) is None
+    assert tally.foreign_load([Result(entrypoint="a")]) is None
     # a cell void because it held every step up to the tool's limit saw no void step: no foreign load to name
-    (cell,) = capacity.foreign_load([at(1000, True, entry="e")]).void_cells
+    (cell,) = tally.foreign_load([at(1000, True, entry="e")]).void_cells
     assert cell[1] is None
     # a miss under a busy machine makes its cell suspect; a miss on a quiet one does not
     assert f.suspect == []
     results += [at(500, False, foreign=80.0, entry="c", seq=7), at(250, False, foreign=75.0, entry="c", seq=8),
                 at(500, True, entry="d", seq=9), at(700, False, foreign=40.0, entry="d", seq=10),
                 at(900, False, foreign=90.0, entry="d", seq=11)]
-    assert [(c.entrypoint, pct) for c, pct in capacity.foreign_load(results).suspect] == [("c", 75.0), ("d", 40.0)]
-    assert "capacity may be higher): c hello (75%), d hello (40%)" in capacity.foreign_load(results).describe()
+    assert [(c.entrypoint, pct) for c, pct in tally.foreign_load(results).suspect] == [("c", 75.0), ("d", 40.0)]
+    assert "capacity may be higher): c hello (75%), d hello (40%)" in tally.foreign_load(results).describe()
 
 
 def test_a_ramp_that_failed_before_its_first_step_is_reported_not_a_crash(tmp_path):
     """The backends did not start: every ramp of a backend route is one failed Result without a rate."""
-    from bench import reports
+    from bench.report import reports
 
     failed = Result(entrypoint="sanic", operation="redis-pooled", tool="vegeta", loop="open", rate=None,
                     status="failed", failure="backends: local backends did not start")
@@ -286,3 +291,31 @@ def test_a_ramp_that_failed_before_its_first_step_is_reported_not_a_crash(tmp_pa
                   slo={"bounds_ms": {"p99": 25.0}, "min_success": 0.999})
     _, _, md = reports.write([held, failed], tmp_path, "t")
     assert "backends: local backends did not start" in md
+
+
+def test_every_repeat_of_a_ramp_starts_from_the_same_ladder(tmp_path, monkeypatch):
+    """The repeats are independent: a later repeat is not started from the capacity an earlier one found (that made
+    the min-max of the repeats no interval at all), but from what the first one started from."""
+    from bench.planning import plan
+    from bench.run.progress import Progress
+    from bench.run.runner import Runner
+
+    from bench.planning.presets import FREE_THREADING_RAMP  # the preset whose later repeats used to start from the first's
+
+    settings = Settings(servers=["nethttp"], ops=["hello"], capacity_ops=["hello"], capacity_only=True, repeat=3,
+                        target="http://127.0.0.1:1", ramp=FREE_THREADING_RAMP)
+    p = plan.build(settings, [catalog.get("nethttp")])
+    runner = Runner(p, tmp_path, Progress(live=False))
+    monkeypatch.setattr(runner, "contract_failure", lambda run, target: None)
+    earlier = [Result(entrypoint="nethttp", operation="hello", loop="open", mode="capacity", rate=rate, slo_held=held,
+                      slo=Slo.parse("p99=25ms").as_dict(), tool="vegeta", repeat=0) for rate, held in
+               ((2000, True), (4000, True), (8000, False))]
+    closed = Result(entrypoint="nethttp", operation="hello", loop="closed", requests_per_s=5000.0)
+    guesses = []
+    fake_ramper = SimpleNamespace(ramp=lambda run, target, guess=None: guesses.append((run.repeat, guess)))
+    # no closed-loop knee: every repeat from the ladder's foot, whatever an earlier ramp found; with one, from it
+    for ledger_results, expected in (([], None), (earlier, None), ([closed, *earlier], 5000.0)):
+        guesses.clear()
+        steps = SimpleNamespace(ledger=SimpleNamespace(results=list(ledger_results)))
+        runner.run_entry(steps, fake_ramper, p.runs, [])
+        assert guesses == [(0, expected), (1, expected), (2, expected)]

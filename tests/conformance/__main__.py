@@ -5,7 +5,9 @@ CONFORMANCE_RECORD=1 (tests/reliability/test_reliability_conformance.py; tests/c
 `--run` runs it first, over every stack or those named with `-k`. A stack whose record (or whose parser
 owner's) is missing, stale, incomplete or from a run with changed cells is shown unverified, with why.
 `--failing ENTRY` prints the stack's cells that do not pass, by effect, and which caveat of the stack covers
-each: what a new server's caveats are written from (docs/contributing.md, step 5).
+each: what a new server's caveats are written from (docs/contributing.md, step 5); given a server's name (or its
+entries' suffix) it prints its parser owner's. `--owner SERVER` prints the name of the server's parser owner (a
+WSGI server's is bare_NAME, an ASGI one's bare_asgi_NAME, an RSGI one's bare_rsgi_NAME), for pytest's -k.
 """
 from __future__ import annotations
 
@@ -62,17 +64,44 @@ def failing(name: str) -> str:
     return "\n".join(lines)
 
 
+def owner_of(name: str) -> str:
+    """The parser owner of a server (its name or its entries' suffix) or of an entry; KeyError naming what exists."""
+    if name in catalog.BY_NAME:
+        return catalog.parser_owner(catalog.get(name)).name
+    servers = [s for s in catalog.SERVERS.values() if s.name == name] or [
+        s for s in catalog.SERVERS.values() if s.entry_suffix == name]
+    if len(servers) > 1:
+        raise KeyError(f"{name!r} is the entries' suffix of servers {', '.join(s.name for s in servers)}: name one")
+    entries = [e for e in catalog.ENTRIES if servers and e.server == servers[0].name and not e.free_threaded]
+    if not entries:
+        raise KeyError(f"no server or entry {name!r}; servers: {', '.join(catalog.SERVERS)} (python -m servers lists "
+                       "the entries)")
+    return catalog.parser_owner(entries[0]).name
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.conformance", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=PAGE, help="default: %(default)s")
     parser.add_argument("--run", action="store_true", help=f"run {TEST} first with CONFORMANCE_RECORD=1 (./test.sh)")
     parser.add_argument("-k", dest="select", default="", help="with --run: only these tests (pytest -k, an entry)")
     parser.add_argument("--failing", metavar="ENTRY", help="print ENTRY's cells that do not pass and the caveats "
-                                                            "covering them (nothing is written)")
+                                                            "covering them (nothing is written); a server's name: "
+                                                            "its parser owner's")
+    parser.add_argument("--owner", metavar="SERVER", help="print the name of SERVER's parser owner (the entry to "
+                                                          "record first, pytest's -k), nothing else")
     args = parser.parse_args(argv)
+    if args.owner:
+        try:
+            print(owner_of(args.owner))
+        except KeyError as error:
+            parser.error(error.args[0])
+        return 0
     if args.failing:
-        if args.failing not in {e.name for e in catalog.ENTRIES}:
-            parser.error(f"no entry {args.failing!r} (python -m servers lists them)")
+        if args.failing not in catalog.BY_NAME:
+            try:
+                args.failing = owner_of(args.failing)
+            except KeyError as error:
+                parser.error(error.args[0])
         print(failing(args.failing))
         return 0
     if args.run:

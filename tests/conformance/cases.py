@@ -219,12 +219,18 @@ def _cases() -> list[Case]:
         Case("cl-zero-get", S, "6.3", req(GET, b"Content-Length: 0\r\n") + b"{c}"),
         Case("cl-get-with-body", S, "6.3, 9110 9.3.1", req(GET, CL, b"{d}") + b"{c}", app=True,
              note="a GET body has no meaning, but its length still frames it"),
+        Case("cl-body-no-crlf", S, "6.3", req(b"POST {/} HTTP/1.1", b"Content-Length: 16\r\n", b"abcdefghijklmnop")
+             + req(b"GET {/}json HTTP/1.1"), app=True,
+             note="a body that ends in no CRLF, then GET {/}json: a drain short or long by any count glues bytes to "
+                  "the next request line (`pGET`, `ET`), which no longer asks for {/}json; a body ending in CRLF "
+                  "CRLF hides a drain 2 or 4 short (the leftover is skipped as empty lines)"),
         Case("cl0-unknown-route", S, "6.3", req(b"POST {/}nope HTTP/1.1", CL, b"{d}") + b"{c}", app=True,
              note="CL.0: a request answered without reading its body (an unknown route's 404): the body must "
                   "still be consumed, never read as the next request"),
         Case("cl-1m-unread", S, "6.3", req(b"POST {/} HTTP/1.1", b"Content-Length: 1048576\r\n",
-                                           b"a" * (1024 * 1024)) + b"{c}", app=True,
-             note="a 1 MiB body the app never reads, then a request: drained, or the connection closed"),
+                                           b"a" * (1024 * 1024)) + req(b"GET {/}json HTTP/1.1"), app=True,
+             note="a 1 MiB body the app never reads, then GET {/}json: drained, or the connection closed; a server "
+                  "that refuses it (413) and reads on must still drain it, else `aaa...GET {/}json` is no GET"),
         Case("head-with-body", S, "6.3, 9110 9.3.2", req(b"HEAD {/} HTTP/1.1", CL, b"{d}") + b"{c}", app=True,
              note="a HEAD body has no meaning, but its length frames it; the answer has no content"),
         Case("options-asterisk-body", S, "6.3, 3.2.4", req(b"OPTIONS * HTTP/1.1", CL, b"{d}") + b"{c}", app=True,
@@ -250,6 +256,21 @@ def _cases() -> list[Case]:
              note="2^64 + the body's length: 413, or wait for it; a parser that wraps frames the body by the rest"),
         Case("cl-short-body-eof", O, "6.3, 8", req(b"POST {/} HTTP/1.1", b"Content-Length: 10\r\n", b"abc"),
              eof=True, note="incomplete: answer or close, never hang, never hand the app a short body"),
+        Case("cl-name-vtab", S, "5.1, 9110 5.1", post(b"Content-Length\x0b: {n}\r\n"),
+             note="VT before the colon: no token, refused; Python's str.strip() trims it, and the name is "
+                  "Content-Length"),
+        Case("cl-nul", S, "6.3, 9110 5.5, 8.6", post(b"Content-Length: {n}\x00\r\n"),
+             note="a NUL after the length: invalid, or replaced by SP (then 61 followed by a space: still no "
+                  "1*DIGIT); a C parser stops at it"),
+        Case("connection-content-length", S, "9110 7.6.1, 6.3", post(CL + b"Connection: Content-Length\r\n"),
+             note="Content-Length named as hop-by-hop: a front that honours Connection drops it before forwarding; "
+                  "the origin still frames by it (its Connection options are for proxies)"),
+        Case("cl0-after-414", S, "6.3, 9110 15.5.15", req(b"POST {/}" + b"a" * BIG + b" HTTP/1.1", CL, b"{d}") + b"{c}",
+             note="a target too long (414): a server that refuses it and reads on must still skip the body, else "
+                  "the body is the next request (CL.0)"),
+        Case("cl0-after-431", S, "6.3, 9110 15.5.20", req(b"POST {/} HTTP/1.1", b"X-Big: " + b"v" * BIG + b"\r\n" + CL,
+                                                          b"{d}") + b"{c}",
+             note="a head too large (431): a server that refuses it and reads on must still skip the body"),
         Case("cl-and-te", S, "6.1, 6.3", post(b"Content-Length: 3\r\n" + CHUNKED, CHUNKS),
              note="reject, or frame by Transfer-Encoding alone; either way the server MUST close after"),
         Case("te-and-cl", S, "6.1, 6.3", post(CHUNKED + b"Content-Length: 3\r\n", CHUNKS)),
@@ -369,6 +390,21 @@ def _cases() -> list[Case]:
              note="a quoted-string holds no LF: a proxy may end the line there"),
         Case("last-chunk-bare-lf", S, "7.1, 2.2", post(CHUNKED, b"{x}\r\n{d}\r\n0\n\r\n"),
              note="a LF alone after the last chunk"),
+        Case("trailer-line-bare-lf", S, "7.1.2, 2.2", post(CHUNKED, b"{x}\r\n{d}\r\n0\r\nX-T: v\n\r\n"),
+             note="a trailer field line ended by a bare LF: a recipient MAY take it for a line end, as in the header "
+                  "section (RFC 9112 2.2), or refuse it"),
+        Case("trailer-section-bare-lf", S, "7.1, 7.1.2, 2.2", post(CHUNKED, b"{x}\r\n{d}\r\n0\r\nX-T: v\r\n\n"),
+             note="the chunked body ended by a bare LF: no field line, so invalid; a parser that takes it for the end "
+                  "and one that waits for CRLF frame the next request apart"),
+        Case("chunk-data-x-lf", S, "7.1", post(CHUNKED, b"{x}\r\n{d}X\n0\r\n\r\n"),
+             note="chunk data followed by X LF: a parser that checks only the LF of the CRLF frames on"),
+        Case("chunk-data-cr-x", S, "7.1", post(CHUNKED, b"{x}\r\n{d}\rX0\r\n\r\n"),
+             note="chunk data followed by CR X: a parser that checks only the CR of the CRLF frames on"),
+        Case("last-chunk-ext-bare-lf", S, "7.1.1, 2.2", post(CHUNKED, b"{x}\r\n{d}\r\n0;a\nb\r\n\r\n"),
+             note="a bare LF in the last chunk's extension: a proxy may end the last-chunk line there and take b as "
+                  "a trailer line"),
+        Case("chunk-size-nul", S, "7.1", post(CHUNKED, b"{x}\x00\r\n{d}\r\n0\r\n\r\n"),
+             note="a NUL after the chunk size: strtoul stops at it and a C string ends there"),
         Case("chunk-ext-64k", S, "7.1.1", post(CHUNKED, b"{x};a=" + b"b" * BIG + b"\r\n{d}\r\n0\r\n\r\n"),
              may_refuse="a server ought to limit the length of chunk extensions (RFC 9112 7.1.1)"),
         # ------------------------------------------------------------------ limits (9110 15.5, 3)
@@ -390,12 +426,19 @@ def _cases() -> list[Case]:
         Case("expect-100-early", S, "9110 10.1.1, 9.3",
              (req(b"POST {/} HTTP/1.1", CL + b"Expect: 100-continue\r\n"), b"{d}{c}"), app=True,
              note="the body follows a pause: a server answering first must still read (or close on) the body"),
+        Case("expect-100-http10", S, "9110 10.1.1, 15.2",
+             (req(b"POST {/} HTTP/1.0", CL + b"Expect: 100-continue\r\n"), b"{d}{c}"),
+             note="an HTTP/1.0 request with Expect: 100-continue: the server MUST ignore the expectation and MUST NOT "
+                  "send a 1xx to an HTTP/1.0 client, which reads it as the answer"),
         Case("expect-unknown", S, "9110 10.1.1",
              (req(b"POST {/} HTTP/1.1", CL + b"Expect: 100-continuex\r\n"), b"{d}{c}"),
              note="an unknown expectation: MAY 417"),
         Case("expect-folded", S, "9110 10.1.1, 5.2",
              (req(b"POST {/} HTTP/1.1", CL + b"Expect:\r\n 100-continue\r\n"), b"{d}{c}"),
              note="obs-fold: reject, or replace by SP"),
+        Case("crlf-split", S, "2.2", (b"GET {/} HTTP/1.1\r\n" + HOST + b"\r", b"\n{c}"),
+             note="the CRLF that ends the head split across two writes: a parser that decides on the CR alone ends "
+                  "the head early or refuses"),
         Case("cl-body-after-pause", S, "6.3", (req(b"POST {/} HTTP/1.1", CL), b"{d}{c}"), app=True,
              note="headers, a pause, then the body (0.CL: a server answering before the body reads it as a request)"),
         Case("cl-body-split", S, "6.3", (req(b"POST {/} HTTP/1.1", CL) + b"{d1}", b"{d2}{c}"), app=True,

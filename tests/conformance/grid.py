@@ -6,7 +6,8 @@ framework decides only whether a body is read, its own 404 and 405, and Host: a 
 app-sensitive cases (cases.Case.app) in contract mode and inherits the rest from its owner. A client
 variant (another Mongo driver or Redis client on the same app and server) inherits everything from its
 base entry. cells() composes a stack's grid from the records; record_hashes() is what a record says it
-describes (its server's adapter and spec, its app, the cases it ran), so a stale record is found.
+describes (its server's adapter and spec, its app, the cases it ran, the judge's code) and versions_changed() the
+installed versions it ran on, so a stale record is found.
 """
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ from . import cases, known
 ROOT = Path(__file__).resolve().parents[2]
 OWNER, FRAMEWORK, VARIANT = "owner", "framework", "variant"
 RACY_RUNS = 5  # a racy case's runs: its worst is its verdict
+# a cell racing behind a front, while recording: a test's five runs are held to the worst of these, so a way of the race
+# that comes one time in five must not be missed by the record (0.8**20: about 1 %; five runs missed it in 7 cells)
+RACY_RUNS_RECORDED_BEHIND_FRONT = 20
 UNDECLARED = "answers differed from run to run while recording; its race is not declared yet (known.py)"
 
 
@@ -58,13 +62,17 @@ def selected(entry: catalog.Entry) -> tuple[cases.Case, ...]:
     of its app on that server names (its app changes what the server does with them: Flask on granian's
     free-threaded build leaves the connection held after any chunked body it does not read), and those of a
     server caveat that shows where the app leaves a body unread (Known.unread: cheroot parses an unread
-    chunked body as the next request; the owner's app reads every body)."""
+    chunked body as the next request; the owner's app reads every body), and on such a server every trailer case."""
     kind = role(entry)
     if kind != FRAMEWORK:
         return cases.CASES if kind == OWNER else ()
     server_keys = {caveat.key for caveat in entry.server_spec.caveats}
     own = {case for key in entry.caveats if key in known.KNOWN and (key not in server_keys or known.KNOWN[key].unread)
            for case in known.KNOWN[key].cases}
+    if any(key in known.KNOWN and known.KNOWN[key].unread for key in server_keys):
+        # a server that mis-drains an unread body: every trailer case too, where a drain that stops after the last
+        # chunk shows (the CRLF it would leave of a body without trailers is skipped as an empty line)
+        own |= {case.id for case in cases.CASES if case.id.startswith("trailer-")}
     return tuple(case for case in cases.CASES if case.app or case.id in own)
 
 
@@ -78,6 +86,21 @@ def racy(entry: catalog.Entry, case_id: str) -> str:
         spec = known.KNOWN.get(key)
         if spec is not None and case_id in spec.racy:
             return spec.race
+    return ""
+
+
+def front_racy(entry: catalog.Entry, case_id: str, front: str) -> str:
+    """The race that makes this cell vary behind `front` ("" : none declared): a caveat's race on the case, or its
+    race behind HAProxy, on any case the front runs there (those failing alone: what the server leaves unread races
+    HAProxy's reads whichever case left it; known.py)."""
+    race = racy(entry, case_id)
+    if race or front != "haproxy":
+        return race
+    for key in entry.caveats:
+        spec = known.KNOWN.get(key)
+        if spec is not None and spec.haproxy_race and (
+                not spec.haproxy_race_servers or entry.server in spec.haproxy_race_servers):
+            return spec.haproxy_race
     return ""
 
 
@@ -138,9 +161,12 @@ def app_files(entry: catalog.Entry) -> list[Path]:
 
 
 def _spec(spec) -> str:
-    """A spec as it runs the stack: every field but its caveats (what the records found, said in words)."""
+    """A spec as it runs the stack: every field but its caveats (what the records found, said in words), what
+    decides which of its app's caveats show (ServerSpec.passes), and the fewest workers it runs as itself
+    (min_workers: like a default of one per core, it is the machine's core count that it floors, and the records
+    run on 2 cores or more)."""
     fields = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)
-              if f.name not in ("caveats", "combination_caveats")}
+              if f.name not in ("caveats", "combination_caveats", "passes", "min_workers")}
     return repr(sorted(fields.items()))
 
 
@@ -148,21 +174,44 @@ def _hash(paths: list[Path], spec) -> str:
     return hashlib.sha256((_digest(paths) + _spec(spec)).encode()).hexdigest()
 
 
+# The judge's own code: a cell is its verdict on the answers, so a record describes the judge that wrote it
+JUDGE_FILES = tuple(ROOT / "tests" / "conformance" / name
+                    for name in ("verdict.py", "observe.py", "reference.py", "reflection.py"))
+
+
 def record_hashes(entry: catalog.Entry) -> dict[str, str]:
     """What an entry's conformance record describes: its server's adapter and spec, its app and its spec (the bare
-    app of an owner; a framework stack's cells are its app's), the cases it runs, rendered in its mode. A spec's
-    caveats are left out: they say in words what the records found."""
+    app of an owner; a framework stack's cells are its app's), the cases it runs, rendered in its mode, and the
+    judge's code. A spec's caveats are left out: they say in words what the records found. The installed versions
+    of the server, its parser and the app are held apart (versions_changed), from the record's own `versions`."""
     ran = selected(entry)
     if not ran:
         return {"inherits": base_entry(entry).name}
     return {"server": _hash(server_files(entry), entry.server_spec), "app": _hash(app_files(entry), entry.app_spec),
-            "cases": hashlib.sha256((mode(entry) + cases.digest(ran)).encode()).hexdigest()}
+            "cases": hashlib.sha256((mode(entry) + cases.digest(ran)).encode()).hexdigest(),
+            "judge": _digest(list(JUDGE_FILES))}
+
+
+def versions_changed(entry: catalog.Entry, recorded: dict[str, str]) -> list[str]:
+    """The server's and the app's distributions (its parser among them) installed at another version than the record
+    ran on: only those known both then and now (an interpreter not set up here says nothing)."""
+    from harness import versions
+
+    if not selected(entry):
+        return []
+    now = versions.for_entry(entry.name)
+    names = (*entry.server_spec.pip_packages, *entry.app_spec.pip_packages)
+    return [f"{name} {recorded[name]} -> {now[name]}" for name in names
+            if recorded.get(name) and now.get(name) and recorded[name] != now[name]]
 
 
 def stale(entry: catalog.Entry, section: dict | None) -> list[str]:
     """What changed since the record was written ([] : it describes the code as it is)."""
     if not section:
         return ["no conformance record"]
-    recorded = section.get("run", {}).get("hash") or {}
+    run = section.get("run", {})
+    recorded = run.get("hash") or {}
     now = record_hashes(entry)
-    return [f"its {part} changed" for part in sorted(set(now) | set(recorded)) if now.get(part) != recorded.get(part)]
+    changed = [f"its {part} changed" for part in sorted(set(now) | set(recorded)) if now.get(part) != recorded.get(part)]
+    moved = versions_changed(entry, run.get("versions") or {})
+    return changed + ([f"its installed versions changed ({', '.join(moved)})"] if moved else [])

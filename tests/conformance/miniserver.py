@@ -34,6 +34,20 @@ DEFECTS = {
     "no-length-keep": "answers without Content-Length and keeps the connection open",
     "ignore-te": "ignores Transfer-Encoding when it is not exactly `chunked` (frames by Content-Length)",
     "early-answer": "answers a Content-Length request once its head is in, then reads the body as a request (0.CL)",
+    # issue 45: every effect reached each way, in both modes
+    "swallow-probe": "reads a request that comes after the connection idled (the probe) without answering it, then "
+                     "waits for the client's EOF and closes",
+    **{f"drain-short-{k}": f"hands the app the whole Content-Length body but leaves its last {k} byte(s) in the "
+                           "buffer (a drain or read short by " + str(k) + "): they are glued to the next request"
+       for k in (1, 2, 3, 4)},
+    "refuse-large-keeps": "refuses a body of 1 MiB or more with 413 without reading it or closing: the body is read "
+                          "as the next request",
+    "refuse-500": "answers 500 (and closes) where it should refuse with 400",
+    "te-over-cl": "frames a message with both Transfer-Encoding and Content-Length by the chunked coding (as RFC 9112 "
+                  "6.3 permits) but keeps the connection open",
+    "chunked-as-empty": "reads a chunked body as empty (it ignores Transfer-Encoding), answers, then closes",
+    "connect-2xx": "answers CONNECT 200, then goes on reading HTTP requests on the connection",
+    "continue-http10": "sends 100 Continue to an Expect: 100-continue request of HTTP/1.0 too (RFC 9110 15.2 forbids)",
 }
 TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _T = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
@@ -52,15 +66,15 @@ class _Closed(Exception):
 
 
 def _encode(text: bytes) -> bytes:
-    return b"".join(bytes([c]) if 0x21 <= c <= 0x7e and c != 0x25 else b"%%%02X" % c for c in text) or b"-"
+    return re.sub(rb"[^\x21-\x24\x26-\x7e]", lambda m: b"%%%02X" % m.group()[0], text) or b"-"
 
 
 class MiniServer:
     """start() in a thread on a free loopback port; `port`; close()."""
 
     def __init__(self, defect: str = ""):
-        if defect not in DEFECTS:
-            raise ValueError(f"unknown defect {defect!r}: one of {sorted(DEFECTS)}")
+        if any(one not in DEFECTS for one in defect.split("+")):
+            raise ValueError(f"unknown defect {defect!r}: one of {sorted(DEFECTS)}, or several joined by +")
         self.defect = defect
         self.connections = 0
         self.listener = socket.create_server(("127.0.0.1", 0))
@@ -86,7 +100,10 @@ class _Connection:
         self.defect = server.defect
         if self.defect == "racy-desync":
             self.defect = "cl-short" if number % 2 else ""
+        self.defects = set(self.defect.split("+"))  # defects joined by + act together
         self.buffer = b""
+        self.answered = 0
+        self.close_after = False  # close once the request being read is answered
         conn.settimeout(3.0)
 
     # ---------------------------------------------------------------- reading
@@ -107,7 +124,7 @@ class _Connection:
 
     def line(self) -> bytes:
         while True:
-            if self.defect == "bare-cr-line-end":
+            if "bare-cr-line-end" in self.defects:
                 found = re.search(rb"\r\n|\r(?!\n)|(?<!\r)\n", self.buffer)
                 if found and (found.group() != b"\r" or found.end() < len(self.buffer)):
                     line, self.buffer = self.buffer[:found.start()], self.buffer[found.end():]
@@ -137,9 +154,14 @@ class _Connection:
 
     def one(self) -> bool:
         try:
+            fresh = not self.buffer  # the request comes in a later write than those answered (the probe)
             line = self.line()
             while line == b"":
                 line = self.line()
+            if "swallow-probe" in self.defects and self.answered and fresh:
+                while True:
+                    self.buffer = b""
+                    self.more()  # until the client's EOF ends it (_Closed)
             parts = line.split(b" ")
             if len(parts) != 3 or not TOKEN.fullmatch(parts[0]):
                 raise _Refuse
@@ -153,10 +175,10 @@ class _Connection:
         names = [n for n, _ in fields]
         connection = b",".join(v for n, v in fields if n == b"connection").lower()
         close = (version == b"HTTP/1.0" and b"keep-alive" not in connection) or b"close" in connection
-        if self.defect == "http10-kept" and version == b"HTTP/1.0":
+        if "http10-kept" in self.defects and version == b"HTTP/1.0":
             close = False
         upgrade = b",".join(v for n, v in fields if n == b"upgrade").lower()
-        if self.defect == "h2c" and b"h2c" in upgrade:
+        if "h2c" in self.defects and b"h2c" in upgrade:
             self.send(b"HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n"
                       + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")
             return False
@@ -168,6 +190,14 @@ class _Connection:
             reader = self.body_reader(fields)
         except _Refuse as refusal:
             return self.refuse(refusal.status)
+        lengths = [v for n, v in fields if n == b"content-length"]
+        if "refuse-large-keeps" in self.defects and lengths and lengths[0].isdigit() and int(lengths[0]) >= 1 << 20:
+            self.answer(b"413 Content Too Large", b"", method)
+            return True  # the body is left where it is: read as the next request
+        expects = b"100-continue" in b",".join(v for n, v in fields if n == b"expect").lower()
+        if expects and "continue-http10" in self.defects:
+            self.send(b"HTTP/1.1 100 Continue\r\n\r\n")
+        close = close or self.close_after
         if reflect:
             try:
                 body = reader()
@@ -180,23 +210,26 @@ class _Connection:
                         close=close, keep=not close)
             return not close
         path = target.split(b"?")[0]
+        if method == b"CONNECT" and "connect-2xx" in self.defects:
+            self.answer(b"200 OK", b"", method)
+            return True
         if path in (b"/", b"/json"):
             status = b"200 OK" if method in (b"GET", b"HEAD") else b"405 Method Not Allowed"
         else:
             status = b"404 Not Found"
         content = (HELLO if path == b"/" else JSON) if status.startswith(b"200") else b'{"error":"x"}'
-        if self.defect == "early-answer" and any(n == b"content-length" for n in names):
+        if "early-answer" in self.defects and any(n == b"content-length" for n in names):
             self.answer(status, content, method, keep=True)
             return True  # the body is left where it is: read as the next request
         self.answer(status, content, method, keep=True, close=close)
         if close:
             return False
-        if self.defect == "close-unread":
+        if "close-unread" in self.defects:
             return False
-        if self.defect == "stall-unread":
+        if "stall-unread" in self.defects:
             threading.Event().wait(3)
             return False
-        if self.defect == "no-drain":
+        if "no-drain" in self.defects:
             return True
         try:
             reader()  # drain what the app did not read
@@ -220,19 +253,29 @@ class _Connection:
     def body_reader(self, fields: list[tuple[bytes, bytes]]):
         codings = [v for n, v in fields if n == b"transfer-encoding"]
         lengths = [v for n, v in fields if n == b"content-length"]
-        if codings and self.defect == "ignore-te" and [c.lower() for c in codings] != [b"chunked"]:
+        if codings and "ignore-te" in self.defects and [c.lower() for c in codings] != [b"chunked"]:
             codings = []
+        if codings and "chunked-as-empty" in self.defects:
+            self.close_after = True
+            return lambda: b""
         if codings:
             elements = [e.strip(b" \t").lower() for c in codings for e in c.split(b",") if e.strip(b" \t")]
-            if lengths or elements != [b"chunked"]:
+            if (lengths and "te-over-cl" not in self.defects) or elements != [b"chunked"]:
                 raise _Refuse
             return self.chunked
         if lengths:
             if len(lengths) != 1 or not re.fullmatch(rb"[0-9]{1,18}", lengths[0]):
                 raise _Refuse
             size = int(lengths[0])
-            if self.defect == "cl-short" and size >= 2:
+            if "cl-short" in self.defects and size >= 2:
                 size -= 2
+            short = next((k for k in (1, 2, 3, 4) if f"drain-short-{k}" in self.defects), 0)
+            if short:
+                def read_short() -> bytes:
+                    body = self.take(size)
+                    self.buffer = body[len(body) - short:] + self.buffer
+                    return body
+                return read_short
             return lambda: self.take(size)
         return lambda: b""
 
@@ -241,13 +284,13 @@ class _Connection:
         while True:
             line = self.line()
             size_text, semicolon, extension = line.partition(b";")
-            if semicolon and self.defect != "chunk-ext-any" and not _EXTENSION.fullmatch(b";" + extension):
+            if semicolon and "chunk-ext-any" not in self.defects and not _EXTENSION.fullmatch(b";" + extension):
                 raise _Refuse
             if not re.fullmatch(rb"[0-9A-Fa-f]{1,8}", size_text.rstrip(b" \t")):
                 raise _Refuse
             size = int(size_text, 16)
             if size == 0:
-                if self.defect == "stop-after-last-chunk":
+                if "stop-after-last-chunk" in self.defects:
                     return body
                 while self.line():
                     pass  # trailer fields, discarded
@@ -258,15 +301,18 @@ class _Connection:
 
     # ---------------------------------------------------------------- answering
     def refuse(self, status: bytes) -> bool:
+        if "refuse-500" in self.defects:
+            status = b"500 Internal Server Error"
         self.send(b"HTTP/1.1 " + status + b"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-        return self.defect == "says-close-keeps"
+        return "says-close-keeps" in self.defects
 
     def answer(self, status: bytes, content: bytes, method: bytes, extra: bytes = b"", keep: bool = True,
                close: bool = False) -> None:
-        length = b"" if self.defect == "no-length-keep" else b"Content-Length: %d\r\n" % len(content)
+        self.answered += 1
+        length = b"" if "no-length-keep" in self.defects else b"Content-Length: %d\r\n" % len(content)
         head = (b"HTTP/1.1 " + status + b"\r\n" + length + extra
                 + (b"Connection: close\r\n" if close else b"") + b"\r\n")
-        send_content = method != b"HEAD" or self.defect == "head-body"
+        send_content = method != b"HEAD" or "head-body" in self.defects
         self.send(head + (content if send_content else b""))
 
     def send(self, data: bytes) -> None:

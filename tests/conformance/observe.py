@@ -60,6 +60,7 @@ class Stream:
 
     responses: list[Response] = field(default_factory=list)  # final answers
     interim: list[int] = field(default_factory=list)  # 1xx other than 101
+    interim_before: list[int] = field(default_factory=list)  # for each of interim: the final answers before it
     switched: str = ""  # "101" or "http2": the connection left HTTP/1.1 there
     malformed: str = ""  # why the bytes stop being HTTP/1.1 responses
     partial: bool = False  # the last response is not complete yet
@@ -103,6 +104,7 @@ def responses(data: bytes, methods: list[bytes], closed: bool) -> Stream:
             return found
         if 100 <= status < 200:
             found.interim.append(status)
+            found.interim_before.append(len(found.responses))
             pos = start
             continue
         response.reflection = _reflection(response.field(b"x-reflect"))
@@ -175,6 +177,7 @@ class Observation:
     stream: Stream = field(default_factory=Stream)
     state: str = ""  # CLOSED, KEPT (the probe answered), HELD (neither answered nor closed)
     closed_before_probe: bool = False  # the server closed before the probe was written
+    closed_after_eof: bool = False  # the server closed only once our EOF came (it still read when we ended)
     stalled: bool = False  # fewer answers than awaited by the deadline, the connection neither answered nor closed
     probed: bool = False
     data: bytes = b""
@@ -257,6 +260,7 @@ def observe(port: int, parts: tuple[bytes, ...], awaited: int, methods: list[byt
                     # kept the connection still answers the probe before it sees the EOF.
                     _shutdown(sock)
                     read(time.monotonic() + PROBE_S, probe_done)
+                    seen.closed_after_eof = closed
     finally:
         sock.close()
     seen.data = bytes(data)

@@ -71,8 +71,11 @@ LENIENCIES: dict[str, Leniency] = {lenient.name: lenient for lenient in (
     Leniency("chunk-ext-any", False, "9112 7.1.1", "a chunk extension skipped up to the CRLF whatever it holds "
                                                    "(llhttp before 9.1, most servers that ignore extensions)"),
     Leniency("chunk-lf", False, "9112 7.1", "a bare LF ends a chunk line, chunk data and the trailer section"),
-    Leniency("chunk-size-loose", False, "9112 7.1", "a chunk size read as Python's int(s, 16) or strtoul read it "
-                                                    "(whitespace, 0x, +, _ accepted)"),
+    Leniency("chunk-size-loose", False, "9112 7.1", "a chunk size read as Python's int(s, 16) reads it (whitespace "
+                                                    "around it, 0x, a sign, _ between digits accepted)"),
+    Leniency("chunk-size-strtoul", False, "9112 7.1", "a chunk size read as C's strtoul(s, NULL, 16) reads it: leading "
+                                                      "whitespace, a sign and 0x skipped, the hex digits up to the "
+                                                      "first other byte taken, the rest of the line ignored"),
     Leniency("chunk-data-any", False, "9112 7.1", "the two bytes after chunk data skipped without checking for CRLF"),
     Leniency("cl-loose", False, "9110 8.6", "Content-Length read as Python's int() reads it (sign, _, whitespace, "
                                             "any Unicode digit)"),
@@ -82,7 +85,6 @@ LENIENCIES: dict[str, Leniency] = {lenient.name: lenient for lenient in (
                                                "(\\x0b, \\x0c, \\x1c-\\x1f, NEL and NBSP removed, quotes kept)"),
     Leniency("te-ignored", False, "9112 6.1", "a Transfer-Encoding it cannot use ignored: framed by Content-Length"),
     Leniency("te-params-ignored", False, "9112 7", "parameters of chunked ignored"),
-    Leniency("te-chunked-once", False, "9112 7", "chunked applied more than once decoded once"),
     Leniency("te-chunked-anywhere", False, "9112 6.1", "chunked anywhere in the list frames the body as chunked"),
     Leniency("cl-over-te", False, "9112 6.3", "Transfer-Encoding and Content-Length: framed by Content-Length"),
     Leniency("name-loose", False, "9112 5.1", "a field name with whitespace before the colon, or invalid "
@@ -214,7 +216,8 @@ class _Parser:
             if lf_ends:
                 raw, after = data[pos:nl], nl + 1
                 break
-            if where == "field" and self.on("lf-as-sp"):
+            if where == "field" and _in_value(data[pos:nl]) and self.on("lf-as-sp"):
+                # within a field value only (RFC 9110 5.5): a LF that ends an empty line is no part of a value
                 replaced.append(nl - pos)
                 scan = nl + 1
                 continue
@@ -349,7 +352,7 @@ class _Parser:
             if not TARGET_CHARS.fullmatch(target) or PCT.search(target):
                 refusal = Refusal("a request target with characters RFC 3986 does not allow", "9112 3.2", False)
         elif ABSOLUTE.fullmatch(target):
-            pass
+            refusal = _absolute_refusal(ABSOLUTE.fullmatch(target))
         elif AUTHORITY.fullmatch(target):
             if method != b"CONNECT":
                 refusal = Refusal("the authority-form for a method other than CONNECT", "9112 3.2.3", False)
@@ -357,12 +360,13 @@ class _Parser:
             raise _Error("a request target in no form of RFC 9112", "9112 3.2")
         if method == b"CONNECT":
             request.may_refuse = "an origin server that is no proxy refuses CONNECT (RFC 9110 9.3.6)"
-        if version.startswith(b"HTTP/1.") and version != b"HTTP/1.0":
-            hosts = request.field(b"host")
-            if len(hosts) != 1:
-                refusal = refusal or Refusal(f"{len(hosts)} Host field lines", "9112 3.2", False)
-            elif not HOST.fullmatch(hosts[0]):
-                refusal = refusal or Refusal("an invalid Host", "9112 3.2, 9110 7.2", False)
+        # RFC 9112 3.2: 400 to an HTTP/1.1 request without Host, and to any request with more than one Host field
+        # line or an invalid Host value, whatever its version
+        hosts = request.field(b"host")
+        if len(hosts) > 1 or (not hosts and version != b"HTTP/1.0"):
+            refusal = refusal or Refusal(f"{len(hosts)} Host field lines", "9112 3.2", False)
+        elif hosts and not HOST.fullmatch(hosts[0]):
+            refusal = refusal or Refusal("an invalid Host", "9112 3.2, 9110 7.2", False)
         if refusal and not self.on("semantics-unchecked"):
             request.refusal = refusal
         upgrade = [t.strip(OWS).lower() for v in request.field(b"upgrade") for t in v.split(b",")]
@@ -414,7 +418,7 @@ class _Parser:
         "ignore" (a lenient parser ignores the field), or an error."""
         elements: list[tuple[bytes, bytes]] = []
         for value in values:
-            for element in value.split(b","):
+            for element in _list_elements(value):
                 element = element.strip(PY_SPACE if self.on("te-stripped") else OWS)
                 if not element:
                     continue  # empty list elements are allowed (RFC 9110 5.6.1)
@@ -433,8 +437,10 @@ class _Parser:
             raise _Error("chunked is not the final transfer coding", "9112 6.3")
         if elements[-1][1] and not self.on("te-params-ignored"):
             raise _Error("parameters on chunked", "9112 7")
-        if names.count(b"chunked") > 1 and not self.on("te-chunked-once"):
-            raise _Error("chunked applied more than once", "9112 7")
+        if names.count(b"chunked") > 1 and self.current is not None:
+            # the final coding is chunked, so the framing holds (RFC 9112 6.3); the sender broke 7's MUST NOT apply
+            # it more than once, which a server may refuse
+            self.current.may_refuse = "chunked applied more than once, which a sender MUST NOT (RFC 9112 7): 400 or 501"
         unknown = [n for n in names if n != b"chunked"]
         return unknown[0].decode("latin-1") if unknown else "chunked"
 
@@ -505,20 +511,36 @@ class _Parser:
                 value = -1
             if value >= 0:
                 return value
+        if self.on("chunk-size-strtoul"):
+            value = _strtoul16(line)
+            if value is not None:
+                return value
         raise _Error("an invalid chunk size", "9112 7.1", in_body=True)
 
     def trailers(self, pos: int) -> int:
+        """The trailer section (RFC 9112 7.1.2): field lines, where a bare LF may end a line as in the header section
+        (lf-line-end, 2.2) and obs-fold is refused or replaced by SP (obs-fold-sp, 5.2); the CRLF that ends the
+        chunked body is no field line, so only chunk-lf lets a bare LF end it."""
+        fields = 0
         while True:
             try:
                 line, after = self.line(pos, "chunk" if self.on("chunk-lf") else "field")
             except _Error as error:
                 raise _Error(error.refusal.reason + " in the trailer section", "9112 7.1.2", in_body=True) from None
             if not line:
+                if self.data[after - 2:after] != CRLF and not self.on("chunk-lf"):
+                    raise _Error("a bare LF ending the chunked body", "9112 7.1, 2.2", in_body=True)
                 return after
+            if line[:1] in (b" ", b"\t"):
+                if not fields or not self.on("obs-fold-sp"):
+                    raise _Error("obs-fold in the trailer section", "9112 5.2, 7.1.2", in_body=True)
+                pos = after
+                continue
             try:
                 self.field_line(line)
             except _Error as error:
                 raise _Error(error.refusal.reason + " in the trailer section", "9112 7.1.2", in_body=True) from None
+            fields += 1
             pos = after
 
 
@@ -552,6 +574,59 @@ def frame(data: bytes, options: frozenset[str] | set[str] = frozenset()) -> Fram
             framing.close_after = len(framing.requests) - 1
         if request.switches:
             return framing
+
+
+def _in_value(before: bytes) -> bool:
+    """Whether a LF after these bytes of a line falls within a field value: after a field name and colon, or in an
+    obs-fold continuation (a line that starts with whitespace and holds more)."""
+    return b":" in before or (before[:1] in (b" ", b"\t") and bool(before.strip(OWS)))
+
+
+def _absolute_refusal(found: re.Match) -> Refusal | None:
+    """An http(s) absolute-form a server must refuse: an empty host (RFC 9110 4.2.1: a recipient MUST reject it as
+    invalid), userinfo (4.2.4: SHOULD treat its presence as an error), or an authority that is no uri-host[:port]."""
+    if found.group(1).lower() not in (b"http", b"https"):
+        return None
+    authority = found.group(2)
+    if b"@" in authority:
+        return Refusal("userinfo in an http(s) URI", "9110 4.2.4", False)
+    host = HOST.fullmatch(authority)
+    if host is None:
+        return Refusal("an invalid authority in an http(s) URI", "9110 4.2, 3986 3.2", False)
+    if not host.group(1):
+        return Refusal("an http(s) URI with an empty host", "9110 4.2.1", False)
+    return None
+
+
+def _list_elements(value: bytes) -> list[bytes]:
+    """A field value split at the commas of its list (RFC 9110 5.6.1), not at those inside a quoted-string (5.6.4)."""
+    elements, current, quoted, escaped = [], bytearray(), False, False
+    for byte in value:
+        char = bytes([byte])
+        if escaped:
+            escaped = False
+        elif quoted and char == b"\\":
+            escaped = True
+        elif char == b'"':
+            quoted = not quoted
+        elif char == b"," and not quoted:
+            elements.append(bytes(current))
+            current = bytearray()
+            continue
+        current += char
+    elements.append(bytes(current))
+    return elements
+
+
+def _strtoul16(line: bytes) -> int | None:
+    """strtoul(line, &end, 16) of C: leading whitespace, then a sign, then 0x, then the hex digits up to the first other
+    byte (None where there is no digit: strtoul returns 0 with end at the start, which a server checking end refuses);
+    a negative value wraps modulo 2^64, as strtoul's does."""
+    found = re.match(rb"[ \t\n\v\f\r]*([+-]?)(?:0[xX](?=[0-9A-Fa-f]))?([0-9A-Fa-f]+)", line)
+    if found is None:
+        return None
+    value = min(int(found.group(2), 16), 2 ** 64 - 1)
+    return (-value) % 2 ** 64 if found.group(1) == b"-" else value
 
 
 def _python_int(text: bytes) -> int | None:
@@ -599,20 +674,27 @@ class Framings:
 
 
 def framings(data: bytes, relevant: tuple[str, ...] = ()) -> Framings:
-    """The strict framing, each permitted leniency alone and all of them, then each lenient option alone and
-    together with the permitted ones (relevant: lenient options to try; default every one). A leniency the
+    """The strict framing, each permitted leniency alone, in pairs and all of them, then each lenient option alone,
+    with each permitted one and with all of them (relevant: lenient options to try; default every one). A leniency the
     parser never asked about leaves a framing as it is, so only those asked about are tried."""
     lenient = [n for n in (relevant or LENIENCIES) if n not in PERMITTED]
     strict = frame(data)
     conforming: dict[tuple, Framing] = {strict.shape(): strict}
-    for name in sorted(PERMITTED & strict.queried):
-        found = frame(data, {name})
+    singles = [frame(data, {name}) for name in sorted(PERMITTED & strict.queried)]
+    for found in singles:
         conforming.setdefault(found.shape(), found)
+    # pairs: a choice can matter only once another was made (a bare LF ends a line, then the line is obs-fold)
+    asked = sorted(PERMITTED & set().union(strict.queried, *(f.queried for f in singles)))
+    for i, first in enumerate(asked):
+        for second in asked[i + 1:]:
+            found = frame(data, {first, second})
+            conforming.setdefault(found.shape(), found)
     permitted = frame(data, PERMITTED)
     conforming.setdefault(permitted.shape(), permitted)
     others: dict[tuple, Framing] = {}
+    bases = [strict, *singles, permitted]
     for name in lenient:
-        for base in (strict, permitted):
+        for base in bases:
             if name in base.queried:
                 found = frame(data, base.leniencies | {name})
                 if found.shape() not in conforming:

@@ -35,15 +35,19 @@ from .observe import HELD, Observation, Response, sha256
 PASS = "pass"
 DESYNC, CRASH, STALL, ACCEPTS_INVALID = "desync", "crash", "stall", "accepts-invalid"
 NO_CLOSE, OVER_STRICT, NOT_OBSERVED = "no-close", "over-strict", "not-observed"
-PRECEDENCE = (DESYNC, CRASH, STALL, ACCEPTS_INVALID, NO_CLOSE, OVER_STRICT, NOT_OBSERVED)  # worst first
-EFFECTS = (DESYNC, ACCEPTS_INVALID, STALL, CRASH, NO_CLOSE, OVER_STRICT, NOT_OBSERVED)  # the page's order
+MISREAD = "misread"
+PRECEDENCE = (DESYNC, MISREAD, CRASH, STALL, ACCEPTS_INVALID, NO_CLOSE, OVER_STRICT, NOT_OBSERVED)  # worst first
+EFFECTS = (DESYNC, MISREAD, ACCEPTS_INVALID, STALL, CRASH, NO_CLOSE, OVER_STRICT, NOT_OBSERVED)  # the page's order
 FAIL = "fail"
 # The effects of an owner's smuggling-relevant cell that make it run again behind each front (a refusal alone, or
 # a framing never observed, has nothing for a front to close)
-FRONTED = (DESYNC, ACCEPTS_INVALID, STALL, CRASH, NO_CLOSE)
+FRONTED = (DESYNC, MISREAD, ACCEPTS_INVALID, STALL, CRASH, NO_CLOSE)
 # A server's refusals (RFC 9110 15.5, 15.6.2, 15.6.6); 404 and 405 are the app's (the route contract)
 REFUSALS = frozenset((400, 408, 411, 413, 414, 417, 421, 431, 501, 505))
 HELLO = b"Hello, World!"
+# The probe's version as an interface hands it to the app: the request line's (WSGI, tornado), ASGI's and RSGI's
+# http_version ("1.1"), Sanic's request.version
+PROBE_VERSIONS = frozenset((b"HTTP/1.1", b"1.1"))
 
 
 @dataclass
@@ -71,8 +75,12 @@ class Setup:
         return [r.method for r in self.framings.strict.requests]
 
     def probe_answered(self, response: Response) -> bool:
+        """The probe's own answer: its whole reflection (method, target, version, no body), not a request that
+        ends in the probe's target (`XGET /reflect/probe`: bytes glued in front of it)."""
         if self.mode == cases.REFLECT:
-            return bool(response.reflection) and response.reflection.target_sha256 == sha256(_target(self.probe))
+            found = response.reflection
+            return (bool(found) and found.target_sha256 == sha256(_target(self.probe)) and found.method == b"GET"
+                    and found.version in PROBE_VERSIONS and found.body_length == 0)
         return response.status == 200 and response.body == HELLO
 
     def part_of(self, offset: int) -> int:
@@ -228,7 +236,7 @@ def serves(item: Item, request: reference.Request, setup_: Setup) -> str:
         if found.target_sha256 not in (sha256(request.target), sha256(request.path)):
             return f"served {setup_.labels.get(found.target_sha256, 'an unknown target')}"
         if found.method != request.method:
-            return f"served {request.method.decode('latin-1')} as {found.method.decode('latin-1', 'replace')}"
+            return f"served {request.method.decode('latin-1')} as {_label(found.method)}"
         if found.body_length != len(request.body) or found.body_sha256 != sha256(request.body):
             return (f"read {found.body_length} body bytes where the message has {len(request.body)}"
                     if found.body_length != len(request.body) else "read another body of the same length")
@@ -299,6 +307,25 @@ def match(answers: list[Item], seen: Observation, framing: reference.Framing, se
         if framing.error and framing.close_after is None and not error_refused:
             return result("extra", "answered past invalid framing it did not refuse")
         if k < len(wanted) or closes_at_end(framing):
+            # Past the close a server that kept the connection owes what follows as this framing frames it: an
+            # answer that is none of that answers bytes that are no request here (a body read as one)
+            while i < len(answers) and k < len(wanted):
+                want, item = wanted[k], answers[i]
+                if want.kind == "serve":
+                    why = serves(item, want.request, setup_)
+                    fits = not why or (want.refusable and item.is_refusal())
+                else:
+                    fits = item.is_refusal() if want.kind == "refuse" else not (item.is_error() or item.switched)
+                    why = f"answered {item.status}"
+                if fits:
+                    i, k = i + 1, k + 1
+                    continue
+                if want.optional:
+                    k += 1
+                    continue
+                return result("kept-body", why)
+            if i < len(answers) and not framing.error:
+                return result("kept-body", f"answered {len(answers) - i} more than the stream holds")
             return result("kept")
         return result("extra")
     if seen.state == HELD and (closes_at_end(framing) or framing.incomplete):
@@ -324,15 +351,18 @@ class Judgement:
 def answer_tokens(seen: Observation, setup_: Setup) -> str:
     if seen.connect_error:
         return "connect-error"
-    tokens = [str(s) for s in seen.stream.interim if s != 101]
-    for response in seen.responses:
+    tokens = []
+    interim = [(b, s) for s, b in zip(seen.stream.interim, seen.stream.interim_before) if s != 101]
+    for index, response in enumerate(seen.responses):
+        tokens += [str(s) for b, s in interim if b == index]
         if response.reflection:
             label = setup_.labels.get(response.reflection.target_sha256, "?")
             size, method = response.reflection.body_length, response.reflection.method
             tokens.append(f"{response.status}>{label}" + (f":{size}" if size else "")
-                          + (f"@{method.decode('latin-1', 'replace')}" if method != b"GET" else ""))
+                          + (f"@{_label(method)}" if method != b"GET" else ""))
         else:
             tokens.append(str(response.status))
+    tokens += [str(s) for b, s in interim if b >= len(seen.responses)]
     if seen.stream.switched:
         tokens.append("h2" if seen.stream.switched == "http2" else "101")
     if seen.stream.malformed:
@@ -360,9 +390,12 @@ def judge(setup_: Setup, seen: Observation) -> Judgement:
     errors = [a for a in answers if a.is_error()]
     if errors:
         findings.append((CRASH, f"answered {errors[0].status}"))
+    findings += _interim(seen, setup_) + _tunnel(seen, setup_)
     if seen.stream.malformed:
+        last = len(seen.responses) - 1
         heads = [r for r in seen.responses if (r.reflection.method if r.reflection else b"") == b"HEAD"]
-        if heads:  # content after an answer to HEAD: the client reads it as the next response
+        if heads or (last >= 0 and seen.responses[last].reflection is None and last < len(setup_.methods)
+                     and setup_.methods[last] == b"HEAD"):  # content after an answer to HEAD: the client reads it as the next response
             findings.append((DESYNC, "sent content in its answer to HEAD: the next answer is out of step"))
         else:
             findings.append((OVER_STRICT if framings.forwarded else ACCEPTS_INVALID,
@@ -380,6 +413,29 @@ def judge(setup_: Setup, seen: Observation) -> Judgement:
         reading += "; " + _leniency(lenient)
     verdict = PASS if effect == PASS else NOT_OBSERVED if effect == NOT_OBSERVED else FAIL
     return Judgement(verdict, None if effect == PASS else effect, reading, answers_text, seen.state)
+
+
+def _interim(seen: Observation, setup_: Setup) -> list[tuple[str, str]]:
+    """1xx answers where RFC 9110 15.2 forbids them: to an HTTP/1.0 request (its client reads the 1xx as the answer,
+    and every later answer as the one before); the request is the one the next final answer answers."""
+    requests = setup_.framings.strict.requests
+    found = []
+    for status, before in zip(seen.stream.interim, seen.stream.interim_before):
+        if status != 101 and before < len(requests) and requests[before].version == b"HTTP/1.0":
+            found.append((DESYNC, f"sent {status} to an HTTP/1.0 request, which RFC 9110 15.2 forbids: an HTTP/1.0 "
+                                  "client reads it as the answer, and each later answer as the one before"))
+    return found
+
+
+def _tunnel(seen: Observation, setup_: Setup) -> list[tuple[str, str]]:
+    """A 2xx to CONNECT switches the connection to a tunnel (RFC 9110 9.3.6): a server that answers it so and goes on
+    reading HTTP serves bytes a front forwards as tunnel data, past its rules."""
+    requests = setup_.framings.strict.requests
+    for index, response in enumerate(seen.responses[:-1]):
+        if index < len(requests) and requests[index].method == b"CONNECT" and 200 <= response.status < 300:
+            return [(DESYNC, f"answered CONNECT {response.status}, then went on answering HTTP requests: a front "
+                             "takes the connection for a tunnel from that answer on (RFC 9110 9.3.6)")]
+    return []
 
 
 def rank(effect: str | None) -> int:
@@ -402,8 +458,9 @@ def _explained(conforming: list[Match], seen: Observation, setup_: Setup) -> tup
         how += "; refused what the RFC lets it refuse: " + "; ".join(r.may_refuse for r in best.refused)
     if seen.stalled and best.kind in ("full", "held", "kept"):
         return STALL, f"{how}, but answered only once the probe's bytes came"
-    if seen.stalled and best.kind == "closed-early":
-        return STALL, f"answered {best.item} of {_owed(best)}, then neither answered nor closed until our EOF"
+    if (seen.stalled or (swallowed(seen) and best.item)) and best.kind == "closed-early":
+        return STALL, (f"answered {best.item} of {_owed(best)}, then neither answered nor closed until our EOF"
+                       + ("" if seen.stalled else ": the requests after it swallowed"))
     if best.kind == "stall":
         return STALL, f"answered {best.item} of {_owed(best)}, then neither answered nor closed"
     if best.kind == "kept":
@@ -414,7 +471,8 @@ def _explained(conforming: list[Match], seen: Observation, setup_: Setup) -> tup
         closing = best.framing.close_after
         after = ("the request after which the RFC closes" if closing is not None and best.at > closing
                  else "the refusal of invalid framing")
-        return NO_CLOSE, f"{how}, but kept the connection after {after} (the probe was answered)"
+        answered = " (the probe was answered)" if seen.state == observe.KEPT else " (answered what followed it)"
+        return NO_CLOSE, f"{how}, but kept the connection after {after}{answered}"
     if best.kind == "closed-early":
         want = best.expected[best.at]
         if best.item == 0 and want.kind == "serve" and not (best.framing.requests and best.framing.requests[0].refusal):
@@ -479,19 +537,26 @@ def _diverged(m: Match, answers: list[Item], seen: Observation, setup_: Setup,
         return (DESYNC if m.framing.valid else ACCEPTS_INVALID), what
     if m.kind == "kept":
         return (ACCEPTS_INVALID if smuggled else NO_CLOSE), smuggled or "kept the connection the RFC says to close"
-    # a divergence at want
+    if m.kind == "kept-body":
+        return ((DESYNC if setup_.framings.forwarded else ACCEPTS_INVALID),
+                f"kept the connection the RFC says to close, then answered bytes that are no request of the stream "
+                f"({smuggled or m.why})")
+    # a divergence at want. An answer where the request after a body was answers bytes of that body, whatever its
+    # status (a refusal, a 5xx): the body ended elsewhere, even after the request was refused (413) and kept
+    why = m.why
+    before = m.expected[m.at - 1] if m.at else None
+    after_body = (before is not None and before.kind == "serve" and before.request is not None
+                  and before.request.framed_by and want is not None and want.kind == "serve")
+    if after_body and not (item is not None and item.switched) and forwarded:
+        what = (f"refused ({item.status})" if item is not None and item.is_refusal() else
+                f"answered {item.status}" if item is not None and item.is_error() else why)
+        refused = " (refused, the connection kept)" if before.request in m.refused else ""
+        return DESYNC, (f"{what} where the request after a {before.request.framed_by} body{refused} was: the body "
+                        "ended elsewhere" + (f"; {smuggled}" if smuggled else ""))
     if item is not None and item.is_error():
         return CRASH, f"answered {item.status}"
     if want is None or want.kind != "serve":
         return ACCEPTS_INVALID, _served_invalid(m, item)
-    why = m.why
-    before = m.expected[m.at - 1] if m.at else None
-    after_body = (before is not None and before.kind == "serve" and before.request is not None
-                  and before.request.framed_by and before.request not in m.refused)
-    if after_body and not (item is not None and item.switched) and forwarded:
-        what = f"refused ({item.status})" if item is not None and item.is_refusal() else why
-        return DESYNC, (f"{what} where the request after a {before.request.framed_by} body was: the body ended "
-                        "elsewhere" + (f"; {smuggled}" if smuggled else ""))
     if item is not None and item.is_refusal():
         if smuggled:
             return DESYNC, f"refused a valid request, then {smuggled}"
@@ -514,7 +579,29 @@ def _diverged(m: Match, answers: list[Item], seen: Observation, setup_: Setup,
         why = f"swallowed {wanted}: answered {setup_.labels.get(item.reflection.target_sha256, '?')} in its place"
     if not forwarded:
         return ACCEPTS_INVALID, why
+    if _misread(m, answers, seen, item, smuggled):
+        return MISREAD, (f"{why}, then closed before reading on: the app got another body, no later request was "
+                         "framed otherwise")
     return DESYNC, why + (f"; {smuggled}" if smuggled and smuggled not in why else "")
+
+
+def _misread(m: Match, answers: list[Item], seen: Observation, item: Item | None, smuggled: str) -> bool:
+    """One message's body read short (the app got less than the message holds), then a close before anything after
+    it was read: the server closed before the probe or at once after it, never only at our EOF, and answered
+    nothing more."""
+    if smuggled or item is None or item.reflection is None or m.item != len(answers) - 1:
+        return False
+    want = m.expected[m.at].request
+    return (want is not None and item.reflection.body_length < len(want.body) and seen.state == observe.CLOSED
+            and not seen.closed_after_eof
+            and item.reflection.target_sha256 in (sha256(want.target), sha256(want.path)))
+
+
+def swallowed(seen: Observation) -> bool:
+    """Requests written on a connection the server kept open, neither answered nor closed on until our EOF (no
+    answer said `Connection: close`): a client waits for them until it gives up."""
+    said_close = any(b"close" in b",".join(r.field(b"connection")).lower() for r in seen.responses)
+    return seen.probed and seen.closed_after_eof and not said_close
 
 
 def _served_invalid(m: Match, item: Item | None) -> str:

@@ -11,7 +11,7 @@ import sys
 import textwrap
 import time
 
-from lessontools import HELLO, connect, headers, needs, read_response
+from lessontools import HELLO, connect, dump, headers, needs, read_response
 from serverproc import ServerProcess
 from servers.core.lessons import DOCS
 
@@ -130,4 +130,26 @@ def test_cheroot_workers_sharing_a_socket_do_not_stall_after_a_lost_accept():
     finally:
         for sock in kept:
             sock.close()
+        server.stop()
+
+
+@needs("cheroot")
+def test_a_cheroot_worker_runs_18_threads_the_selector_16_pool_threads_and_the_unservicable_one():
+    """cheroot.md: a worker runs the main thread's selector loop, the 16 pool threads (started at once) and an
+    18th, the thread HTTPServer.serve starts for _serve_unservicable (the connections it answers 503 when
+    the pool's queue is full), idle on its queue: 18 in all, from the first request on."""
+    import cheroot.server
+
+    assert "threading.Thread(target=self._serve_unservicable).start()" in inspect.getsource(
+        cheroot.server.HTTPServer.serve)
+    server = ServerProcess("bare_cheroot", ["--workers", "1"]).start()
+    try:
+        server.request("/")
+        stacks = dump(server.proc.pid)
+        threads = re.findall(r"^Thread \S+ \(", stacks, re.M)
+        assert len(threads) == 18, stacks
+        assert len(re.findall(r'^Thread \S+ \([^)]*\): "Thread-\d+ \(_serve_unservicable\)"', stacks, re.M)) == 1, stacks
+        assert "HTTPServer._serve_unservicable (cheroot/server.py" in stacks, stacks
+        assert len(re.findall(r'^Thread \S+ \([^)]*\): "CP Server Thread-\d+"', stacks, re.M)) == 16, stacks
+    finally:
         server.stop()

@@ -322,3 +322,51 @@ def test_django_runs_its_middleware_hooks_in_a_new_thread_per_request_under_asgi
         assert set(seen["hooks"]) == {seen["caller"]}
     else:
         assert seen["caller"] not in seen["hooks"] and len(set(seen["hooks"])) == 3, seen["hooks"]
+
+
+@needs("fastapi")
+def test_fastapi_neither_validates_nor_serializes_with_pydantic_a_route_without_a_response_model(monkeypatch):
+    """starlette-fastapi.md: the app's routes declare no response_model and no return annotation, so
+    FastAPI gives them no response field: serialize_response validates nothing and hands the returned dict to
+    jsonable_encoder (FastAPI's own walk of it), and JSONResponse's json.dumps writes the body; pydantic
+    validates the path parameter only."""
+    import fastapi.routing
+    from fastapi.routing import APIRoute
+
+    from servers.apps.fastapi_app import create_app
+    from servers.core.options import Options
+
+    app = create_app(Options("lesson", "127.0.0.1", 8000, 1, "mongodb://127.0.0.1:1/test",
+                             "redis://127.0.0.1:1/0", "pymongo"))
+    routes = [route for route in app.routes if isinstance(route, APIRoute)]
+    assert routes and all(route.response_field is None for route in routes), [r.path for r in routes if r.response_field]
+    encoded = []
+    encoder = fastapi.routing.jsonable_encoder
+    monkeypatch.setattr(fastapi.routing, "jsonable_encoder", lambda value, **kw: encoded.append(value) or encoder(value, **kw))
+    status, body = asyncio.run(_asgi_call(app, "GET", "/json"))
+    assert (status, body) == (200, b'{"message":"Hello, World!"}')
+    assert encoded == [{"message": "Hello, World!"}]
+
+
+@needs("falcon")
+def test_falcon_compiles_its_routing_function_at_the_first_request_not_at_start_up():
+    """falcon.md: CompiledRouter generates and compiles its routing function from the route templates when it
+    first finds a route (add_route leaves _compile_and_find in its place, unless told compile=True); every
+    later request runs the compiled function."""
+    from wsgiref.util import setup_testing_defaults
+
+    from servers.apps.falcon_app import create_app
+    from servers.core.options import Options
+
+    app = create_app(Options("lesson", "127.0.0.1", 8000, 1, "mongodb://127.0.0.1:1/test",
+                             "redis://127.0.0.1:1/0", "pymongo"))
+    router = app._router
+    assert router._find == router._compile_and_find  # built, routes added: nothing compiled yet
+    environ = {"PATH_INFO": "/json"}
+    setup_testing_defaults(environ)
+    body = b"".join(app(environ, lambda status, headers: None))
+    assert body == b'{"message":"Hello, World!"}'
+    compiled = router._find
+    assert compiled != router._compile_and_find and compiled.__name__ == "find"  # Falcon's generated source
+    app(dict(environ), lambda status, headers: None)
+    assert router._find is compiled

@@ -22,7 +22,7 @@ from gunicorn.workers.sync import SyncWorker  # noqa: E402
 from gunicorn.workers.workertmp import WorkerTmp  # noqa: E402
 
 from lessontools import HELLO, connect, dump, needs, read_response, workers  # noqa: E402
-from serverproc import ServerProcess  # noqa: E402
+from serverproc import ServerProcess, free_port  # noqa: E402
 
 
 def _pair() -> tuple[socket.socket, socket.socket]:
@@ -280,3 +280,51 @@ def test_the_asgi_worker_listens_with_asyncios_backlog_of_100_not_gunicorns(star
     asgi = start_server("bare_asgi_gunicorn_asgi", ["--workers", "1"])
     assert {backlog for _, backlog in listen_queues(sync.port)} == {LISTEN_BACKLOG}
     assert {backlog for _, backlog in listen_queues(asgi.port)} == {100}
+
+
+ASGI_HELLO = textwrap.dedent("""
+    async def app(scope, receive, send):
+        if scope["type"] != "http":
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"13")]})
+        await send({"type": "http.response.body", "body": b"Hello, World!"})
+""")
+
+
+@needs("uvloop")
+def test_the_asgi_worker_never_enforces_worker_connections(tmp_path):
+    """gunicorn-asgi.md: ASGIWorker keeps `worker_connections` and counts its connections (nr_conns) but never
+    compares the two: with worker_connections 2, one worker holds 10 connections open at once and answers
+    a request on each (gunicorn's gevent worker would stop accepting at 2, its pool's size)."""
+    from pathlib import Path
+
+    import gunicorn.asgi
+    import gunicorn.workers.gasgi
+
+    files = [Path(gunicorn.workers.gasgi.__file__), *Path(gunicorn.asgi.__file__).parent.glob("*.py")]
+    uses = [line.strip() for path in files for line in path.read_text().splitlines() if "worker_connections" in line]
+    assert uses == ["self.worker_connections = self.cfg.worker_connections",  # kept, never read again
+                    '"Use worker_connections instead.")'], uses
+    (tmp_path / "hello_asgi.py").write_text(ASGI_HELLO)
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "-k", "asgi", "--worker-connections", "2",
+                               "-w", "1", "-b", f"127.0.0.1:{port}", "hello_asgi:app"], cwd=tmp_path,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    clients = []
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                connect(port, timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        clients = [connect(port, timeout=5) for _ in range(10)]  # all open at once
+        for sock in clients:
+            sock.sendall(HELLO)
+        assert all(read_response(sock).startswith(b"HTTP/1.1 200") for sock in clients)
+    finally:
+        for sock in clients:
+            sock.close()
+        server.terminate()
+        server.wait(10)

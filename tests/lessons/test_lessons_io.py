@@ -2,11 +2,14 @@
 server pages and request-paths.md, shown with strace and socket probes on the installed versions."""
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
 import textwrap
 import time
 
+import psutil
 import pytest
 
 from lessontools import HELLO, connect, needs, read_response, strace, workers
@@ -358,3 +361,78 @@ def test_sanic_pauses_reading_on_a_full_receive_buffer_and_its_send_on_a_full_wr
     by_writes, (waiting, written_while_paused), written, limit, below, at_limit = asyncio.run(main())
     assert not by_writes and waiting and written_while_paused == [] and written == [b"body"]
     assert limit == 65536 and (below, at_limit) == (False, True)
+
+
+EPOLLEXCLUSIVE = 1 << 28
+
+
+def epoll_masks(pid: int, fd: int) -> list[int]:
+    """The event masks with which the epoll instances of pid watch its file descriptor fd (/proc's fdinfo)."""
+    masks = []
+    for entry in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{entry}") != "anon_inode:[eventpoll]":
+                continue
+            info = open(f"/proc/{pid}/fdinfo/{entry}").read()
+        except OSError:
+            continue
+        masks += [int(mask, 16) for mask in re.findall(rf"^tfd:\s+{fd} events:\s+([0-9a-f]+)", info, re.M)]
+    return masks
+
+
+def listening_workers(server) -> list[psutil.Process]:
+    """The entry's child processes that hold its listening socket (not a manager process nor
+    multiprocessing's resource tracker)."""
+    found = []
+    for child in psutil.Process(server.proc.pid).children():
+        try:
+            if any(c.status == psutil.CONN_LISTEN and c.laddr.port == server.port for c in child.net_connections("tcp")):
+                found.append(child)
+        except psutil.NoSuchProcess:
+            pass
+    return found
+
+
+@pytest.mark.parametrize("name", [pytest.param("bare_gevent", marks=needs("gevent")),
+                                  pytest.param("bare_asgi_gunicorn_asgi", marks=needs("gunicorn", "uvloop")),
+                                  pytest.param("sanic", marks=needs("sanic", "uvloop")),
+                                  pytest.param("bare_asgi_uvicorn", marks=needs("uvicorn", "uvloop")),
+                                  pytest.param("bare_asgi_hypercorn", marks=needs("hypercorn", "uvloop")),
+                                  pytest.param("bare_gunicorn_gthread", marks=needs("gunicorn")),
+                                  pytest.param("bare_gunicorn_gevent", marks=needs("gunicorn", "gevent"))])
+def test_every_idle_worker_wakes_for_a_connection_and_the_losers_get_eagain(name):
+    """gevent-prefork.md, gunicorn-asgi.md, gunicorn-gevent.md, gunicorn-gthread.md, sanic.md, uvicorn.md,
+    hypercorn.md: each worker's loop (libev's, uvloop's libuv, gthread's selector) has the shared listening
+    socket in its own epoll without EPOLLEXCLUSIVE, so the kernel wakes every idle worker for a new
+    connection, not one: one accept4 gets it and the other worker's returns EAGAIN."""
+    server = ServerProcess(name, ["--workers", "2"]).start()
+    try:
+        deadline = time.monotonic() + 30
+        while len(procs := listening_workers(server)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)  # spawned workers (Sanic's, uvicorn's) get the socket after they start
+        assert len(procs) == 2, procs
+        time.sleep(1.0)  # both workers idle in their loops
+        for proc in procs:
+            listening = [c.fd for c in proc.net_connections("tcp") if c.status == psutil.CONN_LISTEN]
+            masks = [mask for fd in listening for mask in epoll_masks(proc.pid, fd)]
+            assert masks and not any(mask & EPOLLEXCLUSIVE for mask in masks), (proc.pid, listening, masks)
+        arrivals = []
+
+        def connections():
+            for _ in range(10):
+                arrivals.append(time.time())
+                connect(server.port).close()
+                time.sleep(0.4)
+
+        calls = strace([p.pid for p in procs], "accept4,accept", connections)
+        both = 0
+        for start in arrivals:  # the accept4 calls of each connection's wake-up, by process
+            window = [call for call in calls if start - 0.05 <= call.time <= start + 0.3]
+            won = {call.tid for call in window if re.search(r"\) = \d+$", call.line)}
+            lost = {call.tid for call in window if "EAGAIN" in call.line} - won
+            both += len(won) == 1 and len(lost) == 1
+        # every connection woke both (10 of 10 for each stack, with other jobs running); when a core is
+        # short the winner can accept before the other worker is scheduled, which then finds nothing
+        assert both >= 3, (both, [call.line for call in calls])
+    finally:
+        server.stop()

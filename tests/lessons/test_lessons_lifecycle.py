@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from lessontools import HELLO, connect, needs, read_response
+from lessontools import HELLO, connect, headers, needs, read_response
 from serverproc import ServerProcess
 
 
@@ -214,5 +214,54 @@ def test_sanic_entry_gives_a_request_in_progress_3_seconds_at_sigterm_not_15():
         assert GRACE_SECONDS - 0.5 <= closed <= GRACE_SECONDS + 4.0, closed
         server.proc.wait(15)
         assert time.monotonic() - signalled < 10.0  # far from Sanic's own 15 s
+    finally:
+        server.stop()
+
+
+@needs("uvicorn")
+def test_uvicorn_closes_idle_and_half_sent_connections_at_once_on_sigterm_and_lets_a_request_in_flight_finish():
+    """uvicorn.md: at SIGTERM Server.shutdown calls shutdown() on every connection, and HttpToolsProtocol.shutdown
+    closes at once one with no request in progress or its response complete (an idle keep-alive connection,
+    one whose head is still arriving); one whose app runs is only told to close after its response, which
+    it gets within timeout_graceful_shutdown (3 s here)."""
+    server = ServerProcess("bare_asgi_uvicorn", ["--workers", "1"]).start()
+    try:
+        idle = connect(server.port, timeout=10)
+        idle.sendall(HELLO)
+        assert read_response(idle).startswith(b"HTTP/1.1 200")
+        partial = connect(server.port, timeout=10)
+        partial.sendall(b"GET / HTTP/1.1\r\nHost: lesson\r\n")  # its head never ends
+        running = connect(server.port, timeout=10)
+        running.sendall(b"POST /reflect HTTP/1.1\r\nHost: lesson\r\nContent-Length: 10\r\n\r\n12345")
+        time.sleep(0.3)  # the app runs, waiting for the rest of the body
+        signalled = time.monotonic()
+        server.proc.send_signal(signal.SIGTERM)
+        assert idle.recv(100) == b""
+        assert partial.recv(100) == b""
+        closed = time.monotonic() - signalled
+        assert closed < 1.0, closed  # at once: the 3 s of grace are not waited out for them
+        running.sendall(b"67890")
+        answer = read_response(running)
+        assert answer.startswith(b"HTTP/1.1 200") and headers(answer).get("connection") == "close", answer
+        for sock in (idle, partial, running):
+            sock.close()
+    finally:
+        server.stop()
+
+
+@needs("uvicorn", "zttp")
+def test_uvicorn_with_http2_closes_a_silent_cleartext_connection_after_timeout_keep_alive():
+    """uvicorn.md: with --http2 a cleartext connection is AutoZttpProtocol's until its first bytes tell the
+    HTTP/2 preface from HTTP/1.1, and connection_made arms a timer of timeout_keep_alive (5 s) that closes
+    it: a connection that sends nothing is closed after 5 s, where httptools' protocol (without --http2)
+    keeps it open (the page's wire trace: not closed within 40 s)."""
+    server = ServerProcess("bare_asgi_uvicorn", ["--workers", "1", "--http2"]).start()
+    try:
+        sock = connect(server.port, timeout=15)
+        opened = time.monotonic()
+        assert sock.recv(100) == b""
+        after = time.monotonic() - opened
+        sock.close()
+        assert 4.5 <= after <= 7.0, after
     finally:
         server.stop()

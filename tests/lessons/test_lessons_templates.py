@@ -1,6 +1,6 @@
 """What the framework pages say each template engine does to a fortune's message, shown on the installed
 versions: which characters each escapes and how it spells them, and which engines' defaults would fail
-TechEmpower's fortune verifier (bench/fortunes_check.py)."""
+TechEmpower's fortune verifier (bench/run/fortunes_check.py)."""
 from __future__ import annotations
 
 import html
@@ -9,7 +9,7 @@ import sys
 
 
 from backends.seed import FORTUNES
-from bench import fortunes_check
+from bench.run import fortunes_check
 from lessontools import needs
 from servers.apps import contract
 from serverproc import ROOT

@@ -9,7 +9,7 @@ holds the answers to the reference's framings of the same bytes; a fresh request
 (unless the probe was). Every cell is pinned in the stack's record (records/<entry>.json,
 tests/conformance/pinning.py), passes included: a cell that differs fails and prints the new one. Racy cells
 (a race declared in known.py) run several times, the worst kept. The owners' smuggling-relevant cells that
-fail alone run again behind a private nginx and HAProxy (columns of the record). test_inherited_cells_agree
+fail alone run again behind a private nginx and HAProxy (columns of the record), and so do a framework stack's own. test_inherited_cells_agree
 runs every inherited case on one framework stack per parser owner and holds it to the owner's cells
 (tests/conformance/inheritance.py says what "agrees" means). With CONFORMANCE_RECORD=1 the run writes the
 records; `python -m tests.conformance` writes docs/conformance.md.
@@ -17,6 +17,7 @@ records; `python -m tests.conformance` writes docs/conformance.md.
 from __future__ import annotations
 
 import socket
+import time
 
 import psutil
 import pytest
@@ -126,12 +127,12 @@ def _still_serves(port: int, mode: str) -> str:
     return "" if head.startswith((b"HTTP/1.1 200", b"HTTP/1.0 200")) else repr(head[:40])
 
 
-def observe_cell(port, settle, entry: catalog.Entry, case: cases.Case, mode: str) -> tuple[dict, str]:
+def observe_cell(port, settle, entry: catalog.Entry, case: cases.Case, mode: str, front: str = "") -> tuple[dict, str]:
     """The cell of one case on one server: one run, or the worst of several for a racy one; and its race. While
     recording, every cell runs twice: answers that differ make it racy (its race still to be declared, known.py).
     port() is the server's port (it may have been restarted), settle(cell) restarts a server a run left busy."""
     setup = verdict.setup(case, mode)
-    race = grid.racy(entry, case.id)
+    race = grid.front_racy(entry, case.id, front) if front else grid.racy(entry, case.id)
 
     def once() -> dict:
         cell = _checked(verdict.run(port(), setup)[0].cell(), port(), mode)
@@ -143,7 +144,7 @@ def observe_cell(port, settle, entry: catalog.Entry, case: cases.Case, mode: str
         race = grid.UNDECLARED
     if not race:
         return first, race
-    found = [once() for _ in range(grid.RACY_RUNS)]
+    found = [once() for _ in range(grid.RACY_RUNS_RECORDED_BEHIND_FRONT if front and pinning.ENABLED else grid.RACY_RUNS)]
     runs: dict[str, int] = {}
     for cell in found:
         runs[cell["answers"]] = runs.get(cell["answers"], 0) + 1
@@ -221,7 +222,25 @@ def test_behind_front(front, name, case_id, fronted, results):
     _needs_record(name)
     entry, case = catalog.get(name), cases.BY_ID[case_id]
     cell, race = observe_cell(lambda: fronted(front, name), lambda c: fronted.settle(name, c), entry, case,
-                              cases.REFLECT)
+                              cases.REFLECT, front)
+    hold(name, case, front, cell, race, results)
+
+
+@pytest.mark.parametrize("front", sorted(FRONTS))
+@pytest.mark.parametrize("name,case_id", [pytest.param(name, case.id, id=f"{name}-{case.id}") for name in FRAMEWORKS
+                                           for case in grid.selected(catalog.get(name)) if case.cls == cases.SMUGGLING])
+def test_framework_behind_front(front, name, case_id, fronted, results):
+    """A framework stack's own framing case that does not pass alone (cheroot's unread chunked bodies), again behind a
+    front, in contract mode: what its owner's column cannot say, since the owner's app reads every body."""
+    if FRONTS[front][1]() is None:
+        pytest.skip(f"no {front} (apt-packages.txt)")
+    alone = _owner_cell(name, case_id)
+    if alone is None or alone.get("effect") not in verdict.FRONTED:
+        pytest.skip("passes alone (or refuses, or was not observed): nothing for a front to close")
+    _needs_record(name)
+    entry, case = catalog.get(name), cases.BY_ID[case_id]
+    cell, race = observe_cell(lambda: fronted(front, name), lambda c: fronted.settle(name, c), entry, case,
+                              cases.CONTRACT, front)
     hold(name, case, front, cell, race, results)
 
 
@@ -249,3 +268,29 @@ def test_inherited_cells_agree(name, warmed):
             problems.append(f"{case.id}: {name} answered {cell['answers']!r}: {why}")
     assert not problems, (f"{name} does not agree with its parser owner {owner} on {len(problems)} inherited cases "
                           "(make them app-sensitive, cases.Case.app, or find what differs):\n" + "\n".join(problems))
+
+
+def _status_of(port: int, *parts: bytes) -> bytes:
+    """The status line answered to a request sent in these parts, 0.2 s apart (each part its own read)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        for i, part in enumerate(parts):
+            if i:
+                time.sleep(0.2)
+            sock.sendall(part)
+        return sock.recv(4096).split(b"\r\n", 1)[0]
+
+
+def test_sanic_chunk_line_race_goes_both_ways(warmed):
+    """The race known.py declares for sanic's chunk-ext-64k, made to fall each way: the whole 64 KiB chunk line in
+    one read is accepted, its first 1,000 bytes in a read of their own are refused (a declared race must exist)."""
+    assert "chunk-ext-64k" in known_racy("sanic")
+    head = b"POST /reflect/ HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+    line, rest = b"3d;a=" + b"b" * 65536 + b"\r\n", b"x" * 0x3d + b"\r\n0\r\n\r\n"
+    port = warmed("sanic").port
+    assert _status_of(port, head + line + rest) == b"HTTP/1.1 200 OK"
+    assert _status_of(port, head + line[:1000], line[1000:] + rest) == b"HTTP/1.1 400 Bad Request"
+
+
+def known_racy(name: str) -> set[str]:
+    entry = catalog.get(name)
+    return {case.id for case in cases.CASES if grid.racy(entry, case.id)}

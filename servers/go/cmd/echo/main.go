@@ -21,6 +21,7 @@ import (
 	"refsuite/servers/go/internal/backend"
 	"refsuite/servers/go/internal/cli"
 	"refsuite/servers/go/internal/contract"
+	"refsuite/servers/go/internal/wsroutes"
 )
 
 const name = "echo"
@@ -80,6 +81,9 @@ func newHandler(b *backend.Backends) http.Handler {
 	})
 	e.Match(getHead, "/redis/pooled", redis(b.RedisPooled))
 	e.Match(getHead, "/redis/per-request", redis(b.RedisPerRequest))
+	// docs/websockets.md, with gorilla/websocket on Echo's response and request (internal/wsroutes)
+	e.GET("/ws/echo", echo.WrapHandler(http.HandlerFunc(wsroutes.GorillaEcho)))
+	e.GET("/ws/broadcast", echo.WrapHandler(wsroutes.GorillaBroadcast()))
 	return e
 }
 

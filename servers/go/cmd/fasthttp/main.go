@@ -59,6 +59,7 @@ func newHandler(b *backend.Backends) fasthttp.RequestHandler {
 	mongoPooled, mongoPerRequest := mongo(b.MongoPooled), mongo(b.MongoPerRequest)
 	redisPooled, redisPerRequest := redis(b.RedisPooled), redis(b.RedisPerRequest)
 	fortunesPage := fortunes(b.Fortunes)
+	wsBroadcast := wsBroadcastHandler()
 	return func(ctx *fasthttp.RequestCtx) {
 		defer recoverTo500(ctx)
 		// Path() is the URI's path percent-decoded and normalized ("//" and dot segments removed).
@@ -87,6 +88,14 @@ func newHandler(b *backend.Backends) fasthttp.RequestHandler {
 		case "/redis/per-request":
 			if allowed(ctx) {
 				redisPerRequest(ctx)
+			}
+		case "/ws/echo":
+			if allowedGet(ctx) {
+				wsEcho(ctx)
+			}
+		case "/ws/broadcast":
+			if allowedGet(ctx) {
+				wsBroadcast(ctx)
 			}
 		default:
 			if id, ok := bytes.CutPrefix(path, []byte("/mongo/pooled/")); ok {

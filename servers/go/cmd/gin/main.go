@@ -16,6 +16,7 @@ import (
 	"refsuite/servers/go/internal/backend"
 	"refsuite/servers/go/internal/cli"
 	"refsuite/servers/go/internal/contract"
+	"refsuite/servers/go/internal/wsroutes"
 )
 
 const name = "gin"
@@ -84,6 +85,9 @@ func newHandler(b *backend.Backends) http.Handler {
 	})
 	r.Match(getHead, "/redis/pooled", redis(b.RedisPooled))
 	r.Match(getHead, "/redis/per-request", redis(b.RedisPerRequest))
+	// docs/websockets.md, with gorilla/websocket on gin's writer and request (internal/wsroutes)
+	r.GET("/ws/echo", gin.WrapF(wsroutes.GorillaEcho))
+	r.GET("/ws/broadcast", gin.WrapF(wsroutes.GorillaBroadcast()))
 	return r
 }
 

@@ -26,6 +26,7 @@ import (
 	"refsuite/servers/go/internal/cli"
 	"refsuite/servers/go/internal/contract"
 	"refsuite/servers/go/internal/reflection"
+	"refsuite/servers/go/internal/wsroutes"
 )
 
 const name = "nethttp"
@@ -83,6 +84,9 @@ func newHandler(b *backend.Backends) http.Handler {
 	})
 	mux.Handle("GET /redis/pooled", redis(b.RedisPooled))
 	mux.Handle("GET /redis/per-request", redis(b.RedisPerRequest))
+	// docs/websockets.md, with coder/websocket (internal/wsroutes)
+	mux.HandleFunc("GET /ws/echo", wsroutes.CoderEcho)
+	mux.Handle("GET /ws/broadcast", wsroutes.CoderBroadcast())
 	return wrap{mux}
 }
 

@@ -1,0 +1,7 @@
+module refsuite/h2grid/controls/go
+
+go 1.21
+
+require golang.org/x/net v0.22.0
+
+require golang.org/x/text v0.14.0 // indirect

@@ -1,0 +1,47 @@
+"""daphne, Django Channels' ASGI server, on twisted.web (servers/adapters/daphne_server.py)."""
+from servers.core.specs import (PASSES_METHOD_AS_SENT, ALPN, ASGI, ASYNCIO_PATHS, PYTHON_H2, PYTHON_H2_PATHS, TWISTED_H2_OPEN_AFTER_GOAWAY,
+                                TWISTED_TLS, TWISTED_WEB_PARSER,
+                                Caveat, Http2, ServerSpec)
+
+# pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
+# twisted[tls,http2]: its SSL endpoint (pyOpenSSL) and HTTP/2 (h2, priority), which daphne's docs ask for.
+EXTRAS = {"daphne": ("daphne>=4.2.3", "twisted[tls,http2]>=26.10.0")}
+# Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
+SOURCES = {"daphne": ("django/daphne", "{v}", "")}
+
+# HTTP/2 as twisted.web's: daphne's HTTPFactory offers h2 by ALPN when twisted's H2_ENABLED (h2 and priority installed).
+_HTTP2 = Http2(PYTHON_H2, modes=(ALPN,), default=(ALPN,),
+               setting="an ssl: endpoint with twisted[http2] installed: HTTPFactory.acceptableProtocols offers h2",
+               where="on the reactor thread: twisted.web's H2Connection (twisted/web/_http2.py) feeds each read to h2 "
+                     "and makes each stream a daphne WebRequest, whose app instance is an asyncio task on the "
+                     "reactor's loop, so a connection's streams run concurrently there",
+               missing="no h2c: twisted.web picks HTTP/2 from the ALPN result alone, so neither a cleartext preface "
+                       "nor `Upgrade: h2c` is served",
+               code_paths=(*PYTHON_H2_PATHS, "twisted/web/_http2.py", "priority/"),
+               packages=("h2", "hpack", "hyperframe", "priority", "twisted"))
+
+SPECS = (
+    ServerSpec(name="daphne", passes=PASSES_METHOD_AS_SENT, interface=ASGI, serve="servers.adapters.daphne_server:serve", model="asyncio",
+               entry_suffix="daphne", workers=1, max_workers=1, tls=TWISTED_TLS, http2=_HTTP2,
+               description="daphne (twisted.web on the asyncio reactor), one process",
+               details="As `daphne -b HOST -p PORT app` runs it: one process, no workers of its own (a process "
+                       "manager runs several, each on its own port or an inherited socket: --fd). twisted.web's "
+                       "HTTPChannel parses HTTP/1.1 on the reactor, which runs on asyncio's loop; daphne turns each "
+                       "request into an ASGI scope and runs the app as a task on that loop. Keep-alive without an "
+                       "idle timeout. SIGTERM stops the reactor after cancelling every running app instance (no "
+                       "drain).",
+               caveats=(TWISTED_WEB_PARSER, TWISTED_H2_OPEN_AFTER_GOAWAY,
+                        Caveat("daphne-one-process",
+                               "one process, one event loop and one pool a backend: 200 concurrent requests for "
+                               "pooled Mongo, or 256 kept connections on pooled Redis, queue for the pool's "
+                               "connections, and some wait past the 1 s backend timeout and are answered 503 (about "
+                               "half of the Mongo ones on a busy 2-core machine; 2 or 3 of about 5,000 Redis answers "
+                               "on a quiet one, on FastAPI and BlackSheep). Servers with a worker per core split them "
+                               "over two pools; a process manager running one daphne per core does too",
+                               # timing-dependent: on a quiet machine most are answered 200
+                               evidence=(("test_pooled_connections_stay_bounded_under_200_concurrent_requests"
+                                          "[{name}-mongo-*]", False),
+                                         ("test_holds_256_connections[{name}-redis]", False))),),
+               pip_packages=("daphne", "twisted", "asgiref"), lesson="daphne",
+               code_paths=("daphne/", "twisted/", *ASYNCIO_PATHS)),
+)

@@ -1,0 +1,65 @@
+"""Django's ASGI application (async views) on daphne (twisted.web on the asyncio reactor), one process.
+
+As `daphne -b HOST -p PORT app` runs it: one process, no workers of its own (a process manager runs
+several, each on its own port or an inherited socket: --fd). twisted.web's HTTPChannel parses
+HTTP/1.1 on the reactor, which runs on asyncio's loop; daphne turns each request into an ASGI scope
+and runs the app as a task on that loop. Keep-alive without an idle timeout. SIGTERM stops the
+reactor after cancelling every running app instance (no drain).
+
+ASGIHandler reads the body, then runs the same middleware and URL resolver as the WSGI app and
+awaits an async view (AsyncMongoClient, redis.asyncio, made in the worker's loop). Django runs each
+MiddlewareMixin hook through sync_to_async, in a thread that each request's ThreadSensitiveContext
+starts anew.
+
+HTTPS (--certfile, --keyfile): pyOpenSSL (OpenSSL through cffi), on the reactor thread: the endpoint
+wraps the site's HTTP protocol in a TLSMemoryBIOProtocol (twisted/protocols/tls.py) that feeds
+pyOpenSSL's memory BIOs, the handshake included; through its SSL server endpoint
+(ssl:PORT:privateKey=KEY:certKey=CERT).
+
+HTTP/2 (python-hyper's h2 (hpack, hyperframe)), served by default: h2 by ALPN over TLS; --http2
+changes nothing. Framed on the reactor thread: twisted.web's H2Connection (twisted/web/_http2.py)
+feeds each read to h2 and makes each stream a daphne WebRequest, whose app instance is an asyncio
+task on the reactor's loop, so a connection's streams run concurrently there. Not served: no h2c:
+twisted.web picks HTTP/2 from the ALPN result alone, so neither a cleartext preface nor `Upgrade:
+h2c` is served.
+
+Caveat: HTTP/1.1 (smuggling-relevant): twisted.web reads the body of `Transfer-Encoding: identity`
+as the next request (or not: a race), frames `chunked` then `identity` on two lines as chunked,
+checks no Host, hands `GET *` and the authority-form to the app, routes an absolute-form target as a
+path (404), refuses BWS in a chunk extension, HTTP/1.2 and a Transfer-Encoding list with an empty
+element, and waits for a CRLF after a head ended by bare LFs; a trailer line ended by a bare LF
+hides the next request in the trailer section (desync), and a bare LF ending the chunked body is
+taken [desync, accepts-invalid, stall, over-strict].
+
+Caveat: HTTP/2: after the GOAWAY of a connection error the TLS connection stays open until its
+timers end it (75 s), where RFC 9113 section 5.4.1 says close, and reads on: h2 buffers every byte
+read after its error, so a CONTINUATION flood grows the worker's memory without bound; HPACK
+decoding errors carry PROTOCOL_ERROR, not COMPRESSION_ERROR (h2). h2spec waits out 15 cases for it.
+
+Caveat: one process, one event loop and one pool a backend: 200 concurrent requests for pooled
+Mongo, or 256 kept connections on pooled Redis, queue for the pool's connections, and some wait past
+the 1 s backend timeout and are answered 503 (about half of the Mongo ones on a busy 2-core machine;
+2 or 3 of about 5,000 Redis answers on a quiet one, on FastAPI and BlackSheep). Servers with a
+worker per core split them over two pools; a process manager running one daphne per core does too.
+
+Caveat: Django's ASGI handler runs each request's middleware hooks in a thread started for that
+request (asgiref's ThreadSensitiveContext): 256 keep-alive connections make about as many threads in
+the workers, which on 2 cores can push some requests past 2 s.
+
+Caveat: HTTP/1.1: Django answers 400 to a valid Host, `0.0.0.0=5000` (a reg-name may hold sub-
+delims, RFC 3986 3.2.2), and to an empty one (RFC 9112 3.2 has a client send it where the target has
+no authority): get_host's pattern allows letters, digits, dots and dashes only [over-strict].
+
+Caveat: HTTP/1.1: a server that passes a lower-case method on (granian, daphne) has Django upper-
+case it (HttpRequest.method): `get / HTTP/1.1` is served as GET (200), not refused [accepts-
+invalid].
+"""
+# Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
+# Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.
+if getattr(__spec__, "name", "") != "servers.django_asgi_daphne":
+    raise SystemExit(f"{__file__}: an entry, run it as `python -m servers.django_asgi_daphne`")
+
+from servers.core.launch import launch  # noqa: E402
+
+if __name__ == "__main__":
+    launch("django_asgi_daphne")

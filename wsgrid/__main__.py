@@ -1,0 +1,42 @@
+"""`python -m wsgrid`: every attack probe against the probe bed's faulty and correct servers, one at a time, as a
+Markdown table (outcome, RSS growth, slowest answer, the close code the probe saw, how its sending ended).
+
+`--port N --pid P` runs them against a server already listening instead (pid: its process, sampled)."""
+from __future__ import annotations
+
+import argparse
+
+from wsgrid import probes, runner
+from wsgrid.server import MODES
+
+
+def row(target: str, result: runner.ProbeResult) -> str:
+    j = result.judgement
+    slowest = max((j.phases[n].max_ms or 0.0) for n in ("during", "after")) if j.phases else 0.0
+    outcome = j.outcome if result.exercised else "not exercised"
+    return (f"| {target} | {result.name} | {outcome} | {j.rss_growth_mib:+.0f} MiB | {slowest / 1000:.2f} s | "
+            f"{result.sent.get('close_code') or '-'} | {result.sent.get('ending', '')} |")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m wsgrid", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--probe", action="append", choices=sorted(probes.PROBES), help="(default: all)")
+    parser.add_argument("--mode", action="append", choices=MODES, help="the bed's server (default: both)")
+    parser.add_argument("--port", type=int, help="probe a server already listening on this port instead")
+    parser.add_argument("--pid", type=int, help="... whose process is this one")
+    parser.add_argument("--seconds", type=float, default=runner.SECONDS)
+    args = parser.parse_args(argv)
+    if (args.port is None) != (args.pid is None):
+        parser.error("--port and --pid go together")
+    print("| server | probe | outcome | RSS | slowest answer | close code | sending ended |")
+    print("|---|---|---|---|---|---|---|")
+    for name in args.probe or sorted(probes.PROBES):
+        if args.port is not None:
+            print(row(f"port {args.port}", runner.probe(args.port, args.pid, name, args.seconds)), flush=True)
+            continue
+        for mode in args.mode or MODES:
+            print(row(mode, runner.probe_bed(mode, name, args.seconds)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
