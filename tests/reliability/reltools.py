@@ -2,7 +2,7 @@
 
 Knobs (environment):
   RELIABILITY_SECONDS  load / fault / slowloris durations, default 20 (CI: 3 to 5)
-  RELIABILITY_SCALE    request counts (RSS 5k/50k, hostile 10k per stack, thread probes), default 1.0
+  RELIABILITY_SCALE    request counts (RSS rounds of 5k and 45k more, hostile 10k per stack, thread probes), default 1.0
   RELIABILITY_OUT      where summary.json and summary.md go, default results/reliability (git-ignored)
 """
 from __future__ import annotations
@@ -612,7 +612,7 @@ class Results:
         ("tag", lambda n, r: ", ".join((*catalog.get(n).tags, *(f"caveat: {c}" for c in catalog.get(n).caveats)))),
         ("load /", lambda n, r: _load(r.get("load_hello"))),
         ("load /redis/pooled", lambda n, r: _load(r.get("load_redis"))),
-        ("RSS 5k→50k", lambda n, r: _rss(r.get("rss"))),
+        ("RSS settled→+45k", lambda n, r: _rss(r.get("rss"))),
         ("worker respawn", lambda n, r: _seconds(r.get("respawn_s"))),
         ("redis 503 window / recovery", lambda n, r: _fault(r.get("fault_redis"))),
         ("mongo 503 window / recovery", lambda n, r: _fault(r.get("fault_mongo"))),
@@ -645,7 +645,8 @@ class Results:
 
 LEGEND = """\
 load: requests/s, socket errors (connect+read+write+timeout at 2 s), non-2xx; `close` = connection per
-request (stacks catalogued without keep-alive). RSS: process tree after 5k and 50k requests (scaled).
+request (stacks catalogued without keep-alive). RSS: process tree once settled (after 5k requests, more while
+a round of 5k grew it 5%) and 45k requests later (scaled).
 worker respawn: SIGKILL of one worker to the worker count being back. 503 window: first 503 sent to
 last 503 received; recovery: backend accepting again to the first 200. hostile: requests sent (those
 that broke a rule: 5xx, leaked trace, hang, crash, GET / failing); "GET / stalled": a single-threaded

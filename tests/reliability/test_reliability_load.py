@@ -18,8 +18,10 @@ This module, per production entry (tag 'production'):
   contract's bound) and zero non-2xx. Stacks catalogued keepalive=False (gunicorn sync workers)
   get the same load with connection-per-request instead: every request sends `Connection: close`
   and wrk opens a new connection for the next one.
-- RSS of the whole process tree after 50k requests (hey, 64 connections, half on each route) is
-  no more than 20% above the RSS after the first 5k (scaled, but never below 5k and 10k).
+- RSS of the whole process tree after 45k more requests (hey, 64 connections, half on each route) is
+  no more than 20% above the RSS once the working set was reached: after the first 5k, and again after
+  each further 5k while a round grew it more than 5% (the first round: over the RSS after warming;
+  at most 3 rounds; scaled, but never below 5k and 10k in all).
 - A SIGKILLed worker is replaced where the server promises it (gunicorn's arbiter, Sanic's manager,
   the pre-fork supervisor of flask_gevent/falcon_gevent): `GET /` answers 200 throughout and
   the worker count is back within 5 s.
@@ -42,6 +44,8 @@ pytestmark = pytest.mark.reliability
 CONNECTIONS = 256
 ROUTES = {"hello": "/", "redis": "/redis/pooled"}
 RSS_GROWTH_LIMIT = 0.20
+SETTLED_GROWTH = 0.05  # a round of the first checkpoint's requests that grew RSS less than this: the working set
+SETTLE_ROUNDS = 3
 
 
 def _load_params():
@@ -118,19 +122,32 @@ def test_rss_flat_from_5k_to_50k_requests(name, running, results):
                 errors -= got.errors["timeout"]
             assert not errors and set(got.status_codes) == {"200"}, (path, got.status_codes, got.error_samples)
 
-    drive(small)
-    time.sleep(0.5)
-    after_small = tree_rss(server)
-    drive(large - small)
-    time.sleep(0.5)
-    after_large = tree_rss(server)
-    growth = after_large / after_small - 1
-    results.record(name, rss={"after_small_mib": after_small / 2**20, "after_large_mib": after_large / 2**20,
-                              "growth_pct": 100 * growth, "small": small, "large": large,
-                              "client_timeouts": stalled})
+    def rss_after(count: int) -> int:
+        drive(count)
+        time.sleep(0.5)
+        return tree_rss(server)
+
+    # The first checkpoint is the working set reached: another `small` requests while a round grew RSS by more
+    # than SETTLED_GROWTH, at most SETTLE_ROUNDS in all. daphne reaps finished requests once a second
+    # (server.py application_checker), so its memory holds the last second's, more when its loop runs late:
+    # seen in CI beside other tests, 92 MiB after 5k requests and 113 MiB after 10k; here, hey alone, 95 MiB after 5k,
+    # 101-107 MiB from 50k to 250k: a working set that settles, not a leak.
+    # A leak does not settle: its growth goes on past the checkpoint and fails below.
+    warmed = tree_rss(server)
+    rounds = [rss_after(small)]
+    while len(rounds) < SETTLE_ROUNDS and rounds[-1] > ([warmed] + rounds)[-2] * (1 + SETTLED_GROWTH):
+        rounds.append(rss_after(small))
+    settled, before = rounds[-1], small * len(rounds)
+    after_large = rss_after(large - small)
+    growth = after_large / settled - 1
+    results.record(name, rss={"after_small_mib": settled / 2**20, "after_large_mib": after_large / 2**20,
+                              "growth_pct": 100 * growth, "small": before, "large": before + large - small,
+                              "settle_rounds_mib": [round(r / 2**20, 1) for r in rounds], "client_timeouts": stalled})
     assert alive(server)
-    assert growth <= RSS_GROWTH_LIMIT, (f"{name}: RSS {after_small / 2**20:.1f} MiB after {small} requests, "
-                                        f"{after_large / 2**20:.1f} MiB after {large} (+{100 * growth:.1f}%)")
+    assert growth <= RSS_GROWTH_LIMIT, (f"{name}: RSS {settled / 2**20:.1f} MiB once settled (after {before} "
+                                        f"requests; rounds of {small}: {[round(r / 2**20, 1) for r in rounds]} MiB), "
+                                        f"{after_large / 2**20:.1f} MiB after {large - small} more "
+                                        f"(+{100 * growth:.1f}%)")
 
 
 @pytest.mark.parametrize("name", [n for n in RESPAWNING if n in SERVER_PRODUCTION])
