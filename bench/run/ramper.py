@@ -18,7 +18,7 @@ import time
 
 from bench.capacity import search
 from bench.capacity.search import Outcome, Slo
-from bench.planning.plan import RunSpec, Settings
+from bench.planning.plan import RunSpec
 from bench.run.steps import Steps, Target
 from bench.schema import Result
 from loadtools.base import ToolMissing
@@ -32,10 +32,10 @@ CALIBRATION_OP = "hello"
 
 
 class Ramper:
-    def __init__(self, steps: Steps, settings: Settings):
+    def __init__(self, steps: Steps, slo: Slo, ramp: search.RampSettings):
         self.steps = steps
-        self.settings = settings
-        self.slo = Slo.parse(settings.slo)
+        self.slo = slo
+        self.ramp_settings = ramp
         self.limits: dict[tuple, float | None] = {}  # (protocol, cores) -> the tool's own limit there, once calibrated
 
     def _vegeta_missing(self, run: RunSpec, target: Target) -> Result | None:
@@ -62,7 +62,7 @@ class Ramper:
             return []
         run = RunSpec(entry=entry, operation=CALIBRATION_OP, path=catalog.OPERATIONS[CALIBRATION_OP],
                       tool="vegeta", connections=0, threads=None, rate=None, keepalive=True,
-                      duration_s=self.settings.ramp.step_s, requests=None, repeat=0, repeats=1, workers=None,
+                      duration_s=self.ramp_settings.step_s, requests=None, repeat=0, repeats=1, workers=None,
                       mode="capacity", protocol=protocol, cores=cores)
         try:
             results = self.ramp(run, Target(server.url, server), mode="calibration")
@@ -90,14 +90,14 @@ class Ramper:
             why = "; ".join(result.void_reasons or result.slo_misses or ([result.failure] if not result.ok else []))
             return Outcome(rate, held=bool(result.slo_held), void=bool(result.void_reasons), why=why)
 
-        search.run_ramp(measure, self.settings.ramp, limit=limit, guess=guess)
+        search.run_ramp(measure, self.ramp_settings, limit=limit, guess=guess)
         return results
 
     def measure(self, run: RunSpec, target: Target, rate: float, phase: str, mode: str, limit: float | None,
                 results: list[Result]) -> Result:
         """One step at rate; measured again (after a pause) while RampSettings.void_reruns allows when
         the machine, not the stack, may have decided it (why_again)."""
-        ramp = self.settings.ramp
+        ramp = self.ramp_settings
         result = self.steps.open(run, target, rate, phase=phase, mode=mode, slo=self.slo, limit=limit)
         while result.rerun < ramp.void_reruns and (why := self.why_again(result, limit)):
             result.superseded = True
@@ -119,7 +119,7 @@ class Ramper:
             return ""
         if result.void_reasons:
             return f"void ({'; '.join(result.void_reasons)})"
-        spoiled = self.settings.ramp.spoiled_pct
+        spoiled = self.ramp_settings.spoiled_pct
         # calibration too: a tool that fell behind while others took the machine did not meet its own limit
         if spoiled is not None and result.slo_held is False and (result.foreign_cpu_pct or 0.0) >= spoiled:
             return f"missed the SLO while others took {result.foreign_cpu_pct:.0f}% of the machine"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -45,16 +45,53 @@ def fixed_id(entry: str, operation: str, users: int) -> int:
     return random.Random(f"{entry}/{operation}").randint(1, users)
 
 
-def load_spec(settings: Settings, run: RunSpec, base_url: str, stem: str, workdir: Path,
+@dataclass(frozen=True)
+class LoadKnobs:
+    """The load tool's settings every step of a session shares: its timeout, the ids' range, locust's
+    distributed mode (local worker processes, workers on other hosts, the master's bind)."""
+
+    timeout_s: float
+    users: int
+    load_workers: int = 0
+    remote_workers: int = 0
+    master_bind: str = ""
+
+    @classmethod
+    def of(cls, settings: Settings) -> "LoadKnobs":
+        return cls(**{f.name: getattr(settings, f.name) for f in fields(cls)})
+
+
+@dataclass(frozen=True)
+class StepSettings:
+    """What the steps of a session take from its Settings, and nothing more: the load tool's knobs, a
+    server started elsewhere (--target), the preset and repeats' order each result names, the warm-up,
+    the noise threshold each result carries and the capacity ramp's steps."""
+
+    load: LoadKnobs
+    target: str
+    preset: str
+    rounds_order: str
+    warmup_s: float
+    noise_threshold_pct: float
+    ramp: search.RampSettings
+
+    @classmethod
+    def of(cls, settings: Settings) -> "StepSettings":
+        return cls(load=LoadKnobs.of(settings), target=settings.target, preset=settings.preset,
+                   rounds_order=settings.rounds_order, warmup_s=settings.warmup_s,
+                   noise_threshold_pct=settings.noise_threshold_pct, ramp=settings.ramp)
+
+
+def load_spec(knobs: LoadKnobs, run: RunSpec, base_url: str, stem: str, workdir: Path,
               duration_s: float | None = None, requests: int | None = -1) -> LoadSpec:
-    s = settings
     return LoadSpec(
         base_url=base_url, path=run.path, connections=run.connections or 1, streams=run.streams, threads=run.threads,
         duration_s=run.duration_s if duration_s is None else duration_s,
         requests=run.requests if requests == -1 else requests, rate=run.rate, keepalive=run.keepalive,
-        protocol=run.protocol, ca_file=protocols.get(run.protocol).ca_file(), timeout_s=s.timeout_s, users=s.users, fixed_id=fixed_id(run.entry.name, run.operation, s.users),
-        workdir=workdir, stem=stem, load_workers=s.load_workers,
-        remote_workers=s.remote_workers, master_bind=s.master_bind)
+        protocol=run.protocol, ca_file=protocols.get(run.protocol).ca_file(), timeout_s=knobs.timeout_s,
+        users=knobs.users, fixed_id=fixed_id(run.entry.name, run.operation, knobs.users),
+        workdir=workdir, stem=stem, load_workers=knobs.load_workers,
+        remote_workers=knobs.remote_workers, master_bind=knobs.master_bind)
 
 
 @dataclass
@@ -82,7 +119,7 @@ class Ledger:
 
 
 class Steps:
-    def __init__(self, settings: Settings, ledger: Ledger, progress: Progress, *, probe: noise.Probe | None = None,
+    def __init__(self, settings: StepSettings, ledger: Ledger, progress: Progress, *, probe: noise.Probe | None = None,
                  ceilings=None, backend_urls: dict[str, str] | None = None, backend_pids=lambda: []):
         self.settings = settings
         self.ledger = ledger
@@ -105,7 +142,7 @@ class Steps:
         """A Result with the facts of run's stack and session, nothing measured yet."""
         entry, s, ledger, server = run.entry, self.settings, self.ledger, target.server
         tool = get_tool(run.tool) if run.tool != self.tool.name else self.tool
-        threads = tool.threads(load_spec(s, run, target.base_url, "facts", ledger.out / "work"))
+        threads = tool.threads(load_spec(s.load, run, target.base_url, "facts", ledger.out / "work"))
         backend = catalog.backend_of(run.operation)
         where = pinning.placement(ledger.pinning.as_dict(), [b for b in catalog.BACKENDS if self.backend_urls.get(b)],
                                   local_server=not s.target)
@@ -174,7 +211,7 @@ class Steps:
         return result
 
     def warm_up(self, run: RunSpec, base_url: str) -> None:
-        spec = load_spec(self.settings, run, base_url, "warmup", self.ledger.out / "work",
+        spec = load_spec(self.settings.load, run, base_url, "warmup", self.ledger.out / "work",
                          duration_s=self.settings.warmup_s, requests=None)
         run_bounded([*self.ledger.pinning.tool_prefix(), *self.tool.command(spec)], timeout=self.tool.time_limit(spec))
         self.tool.discard(spec)
@@ -186,7 +223,7 @@ class Steps:
         stem = f"{ledger.index:03d}-{run.entry.name}-{run.protocol}-{run.operation}-{run.tool}-" \
                f"{'r%g' % run.rate if run.rate else 'c%d' % run.connections}{'m%d' % run.streams if run.streams > 1 else ''}-" \
                f"{'ka' if run.keepalive else 'close'}-{run.repeat + 1}"
-        spec = load_spec(self.settings, run, base_url, stem, ledger.out / "work")
+        spec = load_spec(self.settings.load, run, base_url, stem, ledger.out / "work")
         argv = [*ledger.pinning.tool_prefix(), *self.tool.command(spec)]
         result.backend_ceiling = self.ceilings.for_run(run) if self.ceilings is not None else {}
         result.url = spec.fixed_url() if not self.tool.random_ids else base_url + run.path
@@ -233,7 +270,7 @@ class Steps:
         stem = f"{ledger.index:03d}-{run.entry.name}-{run.protocol}-{run.operation}-{mode}-r{rate:g}-" \
                f"{'ka' if run.keepalive else 'close'}-{run.repeat + 1}" + \
                (f"-again{rerun}" if rerun else "")
-        spec = load_spec(self.settings, run, base_url, stem, ledger.out / "work", duration_s=duration, requests=None)
+        spec = load_spec(self.settings.load, run, base_url, stem, ledger.out / "work", duration_s=duration, requests=None)
         argv = [*ledger.pinning.tool_prefix(), *self.openloop.command(spec, rate, duration)]
         result.mode, result.phase, result.rate, result.loop, result.rerun = mode, phase, rate, "open", rerun
         result.connections, result.duration_s = None, round(seconds, 3)

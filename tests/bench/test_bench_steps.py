@@ -122,11 +122,11 @@ class FakeSteps:
 
 
 def ramper(steps, void_reruns=1):
-    settings = Settings(ramp=replace(QUICK_RAMP, void_reruns=void_reruns, void_pause_s=0.0))
+    ramp = replace(QUICK_RAMP, void_reruns=void_reruns, void_pause_s=0.0)
     entry = catalog.get("nethttp")
     run = RunSpec(entry=entry, operation="hello", path="/", tool="vegeta", connections=0, threads=None, rate=None,
                   keepalive=True, duration_s=0.6, requests=None, repeat=0, repeats=1, workers=None, mode="capacity")
-    return Ramper(steps, settings), run
+    return Ramper(steps, Slo.parse(search.DEFAULT_SLO), ramp), run
 
 
 def test_a_void_step_is_measured_again_and_a_briefly_busy_machine_still_yields_a_capacity():
@@ -173,14 +173,13 @@ def test_a_miss_while_others_took_the_machine_is_measured_again_and_a_quiet_miss
     # the same machine, the rule off: the spoiled miss decides
     steps = FakeSteps(knee=3800, void=lambda rate, rerun: False,
                       foreign=lambda rate, rerun: 80.0 if (rate, rerun) == (2800, 0) else 5.0)
-    settings_off = Settings(ramp=replace(QUICK_RAMP, spoiled_pct=None, void_pause_s=0.0))
-    off = Ramper(steps, settings_off)
+    off = Ramper(steps, Slo.parse(search.DEFAULT_SLO), replace(QUICK_RAMP, spoiled_pct=None, void_pause_s=0.0))
     (cap,) = tally.capacities(off.ramp(run, Target("http://127.0.0.1:1"), guess=4000))
     assert cap.capacity < 2800
     # the tool's own limit: a calibration step that fell behind on a busy machine is measured again too
     steps = FakeSteps(knee=10**9, void=lambda rate, rerun: False,
                       foreign=lambda rate, rerun: 80.0 if (rate, rerun) == (4500, 0) else 5.0)
-    results = r.__class__(steps, Settings(ramp=replace(QUICK_RAMP, void_pause_s=0.0))).ramp(
+    results = r.__class__(steps, r.slo, replace(QUICK_RAMP, void_pause_s=0.0)).ramp(
         run, Target("http://127.0.0.1:1"), mode="calibration")
     assert [(x.rate, x.rerun) for x in results if x.superseded] == [(4500, 0)]
 
