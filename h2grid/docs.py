@@ -21,6 +21,10 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "http2-grid.md"
 
 
+def _title(key: str) -> str:
+    return "h2spec" if key == "h2spec" else attacks.get(key).title
+
+
 def _recorded() -> list[tuple[Endpoint, dict]]:
     return [(e, record.pinned_mode(e)) for e in endpoints() if record.pinned_mode(e)]
 
@@ -189,7 +193,13 @@ def _defects_section() -> str:
 
 def render() -> str:
     rows = _recorded()
-    dates = sorted({m["recorded"]["date"] + " at `" + m["recorded"]["commit"][:12] + "`" for _, m in rows if m.get("recorded")})
+    took: dict[str, set[str]] = {}  # each run (date and commit) and the pins it wrote
+    for _, m in rows:
+        for run in m.get("runs", []):
+            took.setdefault(run["date"] + " at `" + run["commit"][:12] + "`", set()).update(run["took"])
+    every = {"h2spec", *(key for _, m in rows for key in m.get("attacks", {}))}
+    dates = [f"{when} ({'every pin' if keys >= every else ', '.join(_title(k) for k in sorted(keys))})"
+             for when, keys in sorted(took.items())]
     servers = ", ".join(sorted({e.server for e in endpoints()}))
     flagged = ", ".join(f"`{e.id}`" for e in endpoints() if e.flags)
     parts = [

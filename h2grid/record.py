@@ -119,6 +119,20 @@ def pinned_mode(endpoint: Endpoint) -> dict:
     return section(endpoint.entry).get("modes", {}).get(endpoint.mode.name, {})
 
 
+def runs_after(mode: dict, run: dict) -> list[dict]:
+    """The runs a mode's pins come from once `run` is merged: each earlier run keeps the pins no later run took (a
+    run of one probe leaves h2spec's and the other probes' pins, and their dates, as they were)."""
+    earlier = mode.get("runs") or ([{**mode["recorded"], "took": ["h2spec", *sorted(mode.get("attacks", {}))]}]
+                                   if mode.get("recorded") else [])
+    kept = set(mode.get("attacks", {})) | ({"h2spec"} if "h2spec" in mode else set())
+    out = []
+    for old in earlier:
+        took = [key for key in old["took"] if key not in run["took"] and key in kept]
+        if took:
+            out.append({**old, "took": took})
+    return out + [run]
+
+
 class Collected:
     """What a recording run found, per endpoint; written into the records when the run is over."""
 
@@ -158,6 +172,8 @@ class Collected:
                 merged = {**mode.get("attacks", {}), **found.get("attacks", {})}
                 mode["attacks"] = {key: merged[key] for key in attack_keys if key in merged}
                 mode["versions"] = found["versions"]
+                took = (["h2spec"] if "h2spec" in found else []) + sorted(found.get("attacks", {}))
+                mode["runs"] = runs_after(mode, {"date": date, "commit": commit, "took": took})
                 mode["recorded"] = {"date": date, "commit": commit}
             wanted = [e.mode.name for e in endpoints() if e.entry == entry]
             data["run"] = {"h2spec": h2spec.version(),

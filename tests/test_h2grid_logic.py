@@ -289,3 +289,39 @@ def test_a_probe_stops_writing_once_the_server_ended_the_connection():
         listener.close()
     assert sent.endings == {"closed by the server": 1}, sent.endings
     assert sent.bytes < 16 << 20, f"{sent.bytes:,} bytes written into a connection the server ended"
+
+
+@pytest.mark.parametrize("attack,fault,fixed_ending", [
+    ("empty-frames", "no-empty-frame-limit", "closed by the server after GOAWAY ENHANCE_YOUR_CALM"),
+    ("zero-length-headers", "keep-empty-headers", "closed by the server after GOAWAY PROTOCOL_ERROR"),
+])
+def test_a_faulty_control_takes_the_attack_its_fixed_build_refuses(attack, fault, fixed_ending):
+    """The grid's own h2 server (h2grid/controls/faulty.py), the control pair of a probe no installable release stands
+    for: the fixed build ends the attacker's connection as its rule says, the faulty one keeps reading it."""
+    from h2grid import runner
+    from h2grid.attacks.base import drive
+    from h2grid.controls import pairs
+
+    pair = pairs.BY_ATTACK[attack]
+    assert (pair.vulnerable.key, pair.fixed.key) == (f"h2-{fault}", "h2-fixed")
+    endings = {}
+    for side in (pair.vulnerable, pair.fixed):
+        with runner.serving_control(side, tls=False) as served:
+            sent = drive(attacks.get(attack), "127.0.0.1", served.port, tls=False, seconds=1.0, max_connections=1)
+        endings[side.key] = sent
+    faulty, fixed = endings[pair.vulnerable.key], endings[pair.fixed.key]
+    assert fixed.endings == {fixed_ending: 1}, fixed.endings
+    # (what the attacker wrote says little here: loopback's socket buffers took megabytes the fixed build never read)
+    assert sum(faulty.endings.values()) == 1 and not any(text.startswith("closed") for text in faulty.endings), \
+        faulty.endings
+
+
+def test_a_recording_of_some_probes_keeps_the_other_pins_dates():
+    """A run of two probes must not stamp h2spec's and the other probes' pins with its own date and commit (the page's
+    "Runs:" line says which run wrote which pins)."""
+    mode = {"recorded": {"date": "06:44", "commit": "a"}, "h2spec": {}, "attacks": {"ping-flood": {}, "hpack-bomb": {}}}
+    runs = record.runs_after(mode, {"date": "18:47", "commit": "b", "took": ["hpack-bomb"]})
+    assert runs == [{"date": "06:44", "commit": "a", "took": ["h2spec", "ping-flood"]},
+                    {"date": "18:47", "commit": "b", "took": ["hpack-bomb"]}]
+    again = record.runs_after({**mode, "runs": runs}, {"date": "20:00", "commit": "c", "took": ["h2spec", "ping-flood"]})
+    assert [run["commit"] for run in again] == ["b", "c"]

@@ -15,26 +15,40 @@ import asyncio
 import json
 import ssl
 import sys
+import time
 
 import h2.config
 import h2.connection
+import h2.errors
 import h2.events
 import h2.exceptions
 
 FAULTS = {
-    "": "none: it stops reading a connection while its answers wait unwritten (asyncio's pause_writing), and h2 "
-        "bounds the header list it decodes (64 KiB)",
+    "": "none: it stops reading a connection while its answers wait unwritten (asyncio's pause_writing), h2 "
+        "bounds the header list it decodes (64 KiB) and refuses empty header names (since h2 4.1.0), and a "
+        "connection that sends more than 1,000 empty DATA frames in 10 s is ended with GOAWAY ENHANCE_YOUR_CALM "
+        "(gunicorn 27's rule for CVE-2019-9518)",
     "no-header-list-limit": "h2's decoder bound on the header list lifted: a header block decodes whatever it "
                             "expands to",
+    "keep-empty-headers": "h2's checks of received header fields off, so empty names pass as before h2 4.1.0, and "
+                          "every request's decoded fields kept for the connection's life: the allocation "
+                          "CVE-2019-9516 describes",
+    "no-empty-frame-limit": "empty DATA frames read without a limit, each handed on as an empty body chunk (as "
+                            "Hypercorn does): the CPU CVE-2019-9518 describes",
 }
 HELLO = b"Hello, World!"
+EMPTY_FRAMES_ALLOWED, EMPTY_FRAMES_WINDOW_S = 1000, 10.0
 
 
 class Connection(asyncio.Protocol):
     def __init__(self, fault: str):
         self.fault = fault
-        self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False, header_encoding=None))
+        self.conn = h2.connection.H2Connection(h2.config.H2Configuration(
+            client_side=False, header_encoding=None, validate_inbound_headers=fault != "keep-empty-headers"))
         self.transport: asyncio.Transport | None = None
+        self.kept: list[list[tuple[bytes, bytes]]] = []  # keep-empty-headers: every request's fields
+        self.empty_frames: list[float] = []  # when each recent empty DATA frame came (the limit's window)
+        self.chunks: list[bytes] = []  # no-empty-frame-limit: the body chunks handed on
 
     def connection_made(self, transport: asyncio.Transport) -> None:
         self.transport = transport
@@ -58,12 +72,29 @@ class Connection(asyncio.Protocol):
             return
         for event in events:
             if isinstance(event, h2.events.RequestReceived):
+                if self.fault == "keep-empty-headers":
+                    self.kept.append(list(event.headers))
                 self._answer(event.stream_id, event.headers)
+            elif isinstance(event, h2.events.DataReceived) and not event.data and not event.stream_ended:
+                if self.fault == "no-empty-frame-limit":
+                    self.chunks.append(event.data)
+                elif self._too_many_empty_frames():
+                    self.conn.close_connection(h2.errors.ErrorCodes.ENHANCE_YOUR_CALM)
+                    self._flush()
+                    self.transport.close()
+                    return
             elif isinstance(event, h2.events.ConnectionTerminated):
                 self._flush()
                 self.transport.close()
                 return
         self._flush()
+
+    def _too_many_empty_frames(self) -> bool:
+        now = time.monotonic()
+        self.empty_frames.append(now)
+        if len(self.empty_frames) > EMPTY_FRAMES_ALLOWED:
+            self.empty_frames = [at for at in self.empty_frames if now - at < EMPTY_FRAMES_WINDOW_S]
+        return len(self.empty_frames) > EMPTY_FRAMES_ALLOWED
 
     def _answer(self, stream_id: int, headers: list[tuple[bytes, bytes]]) -> None:
         path = dict(headers).get(b":path", b"/")

@@ -61,5 +61,15 @@ PAIRS: tuple[Pair, ...] = (
          "the fixed server keeps h2's decoder bound on the header list (64 KiB, SETTINGS_MAX_HEADER_LIST_SIZE; the "
          "CVE-2016-6581 fix of hpack 2.3.0) and ends the connection past it; the faulty one has it lifted"),
     Pair("reset-flood", go_control(XNET_2019_BEFORE), go_control(XNET_2019_FIXED), _CONTROL_FRAMES),
+    # No release the suite can install keeps the allocations (h2 before 4.1.0 let empty names through, but kept
+    # nothing): the grid's server made to, as the HTTP/1.1 judge's faulty servers are.
+    Pair("zero-length-headers", h2_control("keep-empty-headers"), h2_control(""),
+         "the fixed server refuses a header block with an empty field name (h2 4.1.0's _reject_empty_header_names: "
+         "a connection error, GOAWAY PROTOCOL_ERROR); the faulty one checks nothing and keeps every request's "
+         "fields for the connection's life (CVE-2019-9516)"),
+    Pair("empty-frames", h2_control("no-empty-frame-limit"), h2_control(""),
+         "the fixed server ends a connection past 1,000 empty DATA frames in 10 s with GOAWAY ENHANCE_YOUR_CALM "
+         "(gunicorn 27.0.1's rule); the faulty one reads them without a limit, each handed on as an empty body "
+         "chunk (CVE-2019-9518)"),
 )
 BY_ATTACK: dict[str, Pair] = {p.attack: p for p in PAIRS}
