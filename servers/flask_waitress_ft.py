@@ -28,6 +28,11 @@ CRLF after a head ended by bare LFs; a trailer line ended by a bare LF hides the
 trailer section (desync), a bare LF ending the chunked body is taken, and a chunked HTTP/1.0 body is
 read as empty before a close (misread) [desync, misread, accepts-invalid, stall, no-close, over-
 strict].
+
+Caveat: at 256 keep-alive connections on pooled Redis a few requests wait past 2 s on a 2-core
+machine (6 and 16 of 3,800-5,700 answers in 2 runs of flask_waitress on one machine, p99 1.2 s; none
+in CI's runs before; `/` holds): one process serves at most 100 connections at once
+(connection_limit) and its threads share one GIL.
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

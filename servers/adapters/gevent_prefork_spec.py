@@ -32,7 +32,14 @@ SPECS = (
                                "answers 500 to a body cut short or a 2^64 length; refuses HEAD with a body"
                                "; it sends 100 Continue to an HTTP/1.0 request (RFC 9110 15.2 forbids it), ignores a "
                                "`Content-Length\\x0b` line and serves a bare LF in the last chunk's extension",
-                               effects=("desync", "accepts-invalid", "crash", "no-close", "over-strict")),),
+                               effects=("desync", "accepts-invalid", "crash", "no-close", "over-strict")),
+                        Caveat("gevent-pool-wait",
+                               "a greenlet per connection and one pool of 100 Redis connections a worker: 256 kept "
+                               "connections on pooled Redis queue for the pools, and on a 2-core machine some wait "
+                               "past the 1 s backend timeout and are answered 503 (4 and 116 of 4,400-14,000 answers, "
+                               "in 2 of 5 runs of flask_gevent on one machine, none in CI's runs before)",
+                               # timing-dependent: on a faster machine every request gets a pooled connection in time
+                               evidence=(("test_holds_256_connections[{name}-redis]", False),)),),
                pip_packages=("gevent",), lesson="gevent-prefork", code_paths=("gevent/", "greenlet/"),
                replaces_dead_workers=True),
 )

@@ -56,7 +56,9 @@ SPECS = (
                                "with a graceful GOAWAY, then answers the streams the client had sent before it saw "
                                "that with a second GOAWAY, PROTOCOL_ERROR (h2 refuses frames once the connection is "
                                "closed): clients (Go's) fail the requests in flight instead of retrying them",
-                               evidence=(("test_a_long_lived_connection_is_closed_without_an_error[{name}-*]", True),)),
+                               # a race: whether the client has streams in flight when the GOAWAY comes (seen
+                               # passing once, blacksheep_hypercorn-h2c in a reliability run of 2026-12-07)
+                               evidence=(("test_a_long_lived_connection_is_closed_without_an_error[{name}-*]", False),)),
                         Caveat("hypercorn-eof-idle",
                                "a connection its client closes (FIN) before sending anything is held until the 5 s "
                                "keep-alive timeout, not closed at once",

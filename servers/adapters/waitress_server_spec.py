@@ -31,7 +31,14 @@ SPECS = (
                                "; a trailer line ended by a bare LF hides the next request in the trailer section "
                                "(desync), a bare LF ending the chunked body is taken, and a chunked HTTP/1.0 body is "
                                "read as empty before a close (misread)",
-                               effects=('desync', 'misread', 'accepts-invalid', 'stall', 'no-close', 'over-strict')),),
+                               effects=('desync', 'misread', 'accepts-invalid', 'stall', 'no-close', 'over-strict')),
+                        Caveat("waitress-256-connections",
+                               "at 256 keep-alive connections on pooled Redis a few requests wait past 2 s on a 2-core "
+                               "machine (6 and 16 of 3,800-5,700 answers in 2 runs of flask_waitress on one machine, "
+                               "p99 1.2 s; none in CI's runs before; `/` holds): one process serves at most 100 "
+                               "connections at once (connection_limit) and its threads share one GIL",
+                               # timing-dependent: on a faster machine every answer comes within 2 s
+                               evidence=(("test_holds_256_connections[{name}-redis]", False),)),),
                pip_packages=("waitress",), lesson="waitress", code_paths=("waitress/",),
                free_threaded="its 16 threads run the app at the same time; its one event-loop thread still "
                              "reads every request and writes every response, one connection at a time."),

@@ -117,10 +117,14 @@ def test_rss_flat_from_5k_to_50k_requests(name, running, results):
             # Memory, not latency, is what this test checks, beside other tests: only a hang fails it.
             got = hey(server.url + path, count // 2, keepalive=entry.keepalive, timeout=HANG_S)
             errors = got.errors_total
+            codes = dict(got.status_codes)
             if silent_stalls_expected:  # hey's "Client.Timeout exceeded": loadtools counts it a timeout
                 stalled += got.errors["timeout"]
                 errors -= got.errors["timeout"]
-            assert not errors and set(got.status_codes) == {"200"}, (path, got.status_codes, got.error_samples)
+                # and a spare dial the server timed out: cheroot answers 408 to a connection silent for 10 s, which
+                # hey reads as the answer to the request it then sends there
+                stalled += codes.pop("408", 0)
+            assert not errors and set(codes) == {"200"}, (path, got.status_codes, got.error_samples)
 
     def rss_after(count: int) -> int:
         drive(count)
