@@ -28,7 +28,7 @@ last chunk's extension [desync, accepts-invalid, crash, no-close, over-strict].
 
 Caveat: a greenlet per connection and one pool of 100 Redis connections a worker: 256 kept
 connections on pooled Redis queue for the pools, and on a 2-core machine some wait past the 1 s
-backend timeout and are answered 503 (4 and 116 of 4,400-14,000 answers, in 2 of 5 runs of
+backend timeout and are answered 503 (4 and 116 of 4,400-14,000 answers among 3 of 6 runs of
 flask_gevent on one machine, none in CI's runs before).
 
 Caveat: HTTP/1.1: Falcon answers HEAD 405 where a resource has no on_head responder (RFC 9110 9.1: a

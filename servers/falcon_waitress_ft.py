@@ -30,8 +30,8 @@ read as empty before a close (misread) [desync, misread, accepts-invalid, stall,
 strict].
 
 Caveat: at 256 keep-alive connections on pooled Redis a few requests wait past 2 s on a 2-core
-machine (6 and 16 of 3,800-5,700 answers in 2 runs of flask_waitress on one machine, p99 1.2 s; none
-in CI's runs before; `/` holds): one process serves at most 100 connections at once
+machine (6 and 16 of 3,800-5,700 answers among 3 of 3 runs of flask_waitress on one machine, p99 1.2
+s; none in CI's runs before; `/` holds): one process serves at most 100 connections at once
 (connection_limit) and its threads share one GIL.
 
 Caveat: HTTP/1.1: Falcon answers HEAD 405 where a resource has no on_head responder (RFC 9110 9.1: a

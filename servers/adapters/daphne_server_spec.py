@@ -41,7 +41,16 @@ SPECS = (
                                # timing-dependent: on a quiet machine most are answered 200
                                evidence=(("test_pooled_connections_stay_bounded_under_200_concurrent_requests"
                                           "[{name}-mongo-*]", False),
-                                         ("test_holds_256_connections[{name}-redis]", False))),),
+                                         ("test_holds_256_connections[{name}-redis]", False))),
+                        Caveat("daphne-reaper-memory",
+                               "daphne keeps each finished request (its app task and its entry among the server's "
+                               "connections) until a sweep once a second (Server.application_checker): its memory "
+                               "follows the request rate and how late its loop runs, so its RSS can rise 10-23 % "
+                               "between two checkpoints 5k requests apart with no leak (alone: 95 MiB after 5k "
+                               "requests, 101-107 MiB from 50k to 250k)",
+                               # timing-dependent: seen +22.7 % in CI beside other tests and +10.3 % here after the
+                               # first checkpoint had settled; most runs +0-3 %
+                               evidence=(("test_rss_flat_from_5k_to_50k_requests[{name}]", False),)),),
                pip_packages=("daphne", "twisted", "asgiref"), lesson="daphne",
                code_paths=("daphne/", "twisted/", *ASYNCIO_PATHS)),
 )

@@ -34,8 +34,8 @@ SPECS = (
                                effects=('desync', 'misread', 'accepts-invalid', 'stall', 'no-close', 'over-strict')),
                         Caveat("waitress-256-connections",
                                "at 256 keep-alive connections on pooled Redis a few requests wait past 2 s on a 2-core "
-                               "machine (6 and 16 of 3,800-5,700 answers in 2 runs of flask_waitress on one machine, "
-                               "p99 1.2 s; none in CI's runs before; `/` holds): one process serves at most 100 "
+                               "machine (6 and 16 of 3,800-5,700 answers among 3 "
+                               "of 3 runs of flask_waitress on one machine, p99 1.2 s; none in CI's runs before; `/` holds): one process serves at most 100 "
                                "connections at once (connection_limit) and its threads share one GIL",
                                # timing-dependent: on a faster machine every answer comes within 2 s
                                evidence=(("test_holds_256_connections[{name}-redis]", False),)),),
