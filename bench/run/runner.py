@@ -21,7 +21,7 @@ from bench.run import verify
 from bench.run.ceiling import Ceilings
 from bench.run.progress import Progress
 from bench.run.ramper import Ramper
-from bench.run.steps import Ledger, LoadKnobs, StepSettings, Steps, Target, fixed_id, load_spec
+from bench.run.steps import Ledger, StepSettings, Steps, Target, fixed_id, load_spec
 from bench.schema import Result
 from harness import machine, pinning, protocols
 from harness.backends import BackendsFailed, BackendSession
@@ -36,6 +36,7 @@ class Runner:
     def __init__(self, plan: Plan, out: Path, progress: Progress):
         self.plan = plan
         self.settings = plan.settings
+        self.step_settings = StepSettings.of(plan.settings)  # what the steps take of it, the load tool's knobs among them
         self.out = Path(out)
         self.progress = progress
         self.tool = get_tool(self.settings.tool)
@@ -46,9 +47,9 @@ class Runner:
         self.tool.binary()
         for run in self.plan.runs:
             if run.mode:
-                OpenLoop().vegeta.check(load_spec(LoadKnobs.of(self.settings), run, "http://127.0.0.1:1", "check", self.out / "work"))
+                OpenLoop().vegeta.check(load_spec(self.step_settings.load, run, "http://127.0.0.1:1", "check", self.out / "work"))
             else:
-                self.tool.check(load_spec(LoadKnobs.of(self.settings), run, "http://127.0.0.1:1", "check", self.out / "work"))
+                self.tool.check(load_spec(self.step_settings.load, run, "http://127.0.0.1:1", "check", self.out / "work"))
 
     # -- the benchmark -------------------------------------------------------------------------
     def execute(self) -> list[Result]:
@@ -71,7 +72,7 @@ class Runner:
                                (f"{cores} server core{'s' if cores > 1 else ''}: " if cores else "") + p.describe()
                                for cores, p in self.placements.items()))
         if self.plan.runs and getattr(self.tool, "announce", None):
-            announcement = self.tool.announce(load_spec(LoadKnobs.of(s), self.plan.runs[0], s.target or "http://HOST", "announce",
+            announcement = self.tool.announce(load_spec(self.step_settings.load, self.plan.runs[0], s.target or "http://HOST", "announce",
                                                         self.out / "work"))
             if announcement:
                 self.progress.note(announcement, "yellow")
@@ -90,7 +91,7 @@ class Runner:
                 for note in session.notes:
                     self.progress.note(note)
             urls = {"mongo": session.mongo_url, "redis": session.redis_url}
-            steps = Steps(StepSettings.of(s), ledger, self.progress, probe=probe, ceilings=Ceilings(urls, s.users, self.progress.note),
+            steps = Steps(self.step_settings, ledger, self.progress, probe=probe, ceilings=Ceilings(urls, s.users, self.progress.note),
                           backend_urls=urls, backend_pids=session.pids)
             ramper = Ramper(steps, search.Slo.parse(s.slo), s.ramp)
             for protocol, cores in dict.fromkeys((run.protocol, run.cores) for run in self.plan.runs if run.mode):
