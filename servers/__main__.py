@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> None:
                             "or python -m servers.run <name> for any of them")
         shown = COLUMNS[:-1]  # the lessons' paths are for docs/catalog.md (links); --help names them
         for column in shown:
-            table.add_column(column, no_wrap=column not in ("description", "limits", "tls", "h2"))
+            table.add_column(column, no_wrap=column not in ("description", "limits", "tls", "h2", "ws"))
         for row in rows():
             table.add_row(*(row[c] for c in shown))
         # Piped output gets a wide table rather than rich's 80-column fallback.

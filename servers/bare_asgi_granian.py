@@ -46,6 +46,10 @@ connection error (h2spec http2/3.5/2).
 Caveat: HTTP/2: it answers a request before it reads the frame that follows it, so h2spec's cases
 that send an invalid frame after a complete request (a second HEADERS, DATA after RST_STREAM, a
 window overflow, an invalid pseudo-header or content-length) see the answer first on some runs.
+
+Caveat: WebSockets: granian (tungstenite) takes a message of up to 64 MiB in frames of up to 16 MiB,
+neither settable, and past either closes with a close frame that carries no status code (the client
+sees 1005) where RFC 6455 section 7.4.1 gives 1009 (Message Too Big).
 """
 # Generated from the specs by `python -m servers.generate`: edit the spec, not this file.
 # Run as a file, or imported as a library of its name (servers/ on sys.path): refuse, never shadow one.

@@ -34,6 +34,14 @@ timers end it (75 s), where RFC 9113 section 5.4.1 says close, and reads on: h2 
 read after its error, so a CONTINUATION flood grows the worker's memory without bound; HPACK
 decoding errors carry PROTOCOL_ERROR, not COMPRESSION_ERROR (h2). h2spec waits out 15 cases for it.
 
+Caveat: WebSockets: daphne never sends an empty message: handle_reply (daphne/ws_protocol.py) sends
+an app's `bytes` or `text` only when it is truthy, so an empty text or binary message is dropped
+without an error.
+
+Caveat: WebSockets: past the largest message or frame daphne drops the TCP connection without a
+close frame (autobahn's failByDrop, which daphne leaves on) where RFC 6455 section 7.4.1 gives 1009:
+the client sees an abnormal closure (1006).
+
 Caveat: one process, one event loop and one pool a backend: 200 concurrent requests for pooled
 Mongo, or 256 kept connections on pooled Redis, queue for the pool's connections, and some wait past
 the 1 s backend timeout and are answered 503 (about half of the Mongo ones on a busy 2-core machine;

@@ -46,6 +46,10 @@ Caveat: HTTP/2: it answers a request before it reads the frame that follows it, 
 that send an invalid frame after a complete request (a second HEADERS, DATA after RST_STREAM, a
 window overflow, an invalid pseudo-header or content-length) see the answer first on some runs.
 
+Caveat: WebSockets: granian (tungstenite) takes a message of up to 64 MiB in frames of up to 16 MiB,
+neither settable, and past either closes with a close frame that carries no status code (the client
+sees 1005) where RFC 6455 section 7.4.1 gives 1009 (Message Too Big).
+
 Caveat: HTTP/1.1: FastAPI answers HEAD 405 on a path operation declared with @app.get (Starlette's
 own Route adds HEAD; RFC 9110 9.1: a general-purpose server MUST support HEAD) [over-strict].
 """

@@ -142,7 +142,7 @@ def test_compose_commands_name_its_services_and_their_ports(page):
 
 
 FAKE_SPEC = '''"""A server added by the test (its adapter is uvicorn's)."""
-from servers.core.specs import ASGI, Http2, ServerSpec, Tls
+from servers.core.specs import ASGI, Http2, ServerSpec, Tls, WebSocket
 
 EXTRAS = {"fakeserver": ("uvicorn>=0.54.0",)}
 
@@ -150,6 +150,7 @@ SPECS = (
     ServerSpec(name="fakeserver", interface=ASGI, serve="servers.adapters.uvicorn_server:serve", model="asyncio",
                entry_suffix="fakeserver", description="a server added by a test", details="Added by a test.",
                tls=Tls(cannot="a server added by a test"), http2=Http2(cannot="a server added by a test"),
+               websocket=WebSocket(cannot="a server added by a test"),
                pip_packages=("uvicorn",), lesson="fakeserver", code_paths=("uvicorn/",)),
 )
 '''

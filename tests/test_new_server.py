@@ -25,7 +25,8 @@ def _new_server(interface: str, **fields) -> ServerSpec:
     """A server spec as a contributor writes one: its own fields, nothing declared about other servers or apps."""
     return ServerSpec(name="newserver", interface=interface, serve="servers.adapters.newserver_server:serve",
                       model="asyncio", description="a new server", details="", entry_suffix="newserver",
-                      tls=specs.Tls(cannot="none"), http2=specs.Http2(cannot="none"), **fields)
+                      tls=specs.Tls(cannot="none"), http2=specs.Http2(cannot="none"),
+                      websocket=specs.WebSocket(cannot="none"), **fields)
 
 
 # ---------------------------------------------------------------------------------------------- the parser owner

@@ -22,6 +22,7 @@ from servers.adapters.asgi_headers import with_default_headers
 from servers.adapters.sizing import LISTEN_BACKLOG
 from servers.core.loading import build_app
 from servers.core.options import Options
+from servers.core.specs import WS_MAX_MESSAGE
 
 
 def endpoint(options: Options) -> str:
@@ -38,4 +39,6 @@ def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:
     from daphne.server import Server  # first: it installs the asyncio reactor
 
     app = with_default_headers(build_app(app_path, options))
-    Server(app, endpoints=[endpoint(options)], action_logger=None, ready_callable=ready).run()
+    # the contract's largest WebSocket message, a message and a frame alike (daphne's defaults: 1 MiB each)
+    Server(app, endpoints=[endpoint(options)], action_logger=None, ready_callable=ready,
+           websocket_max_message_size=WS_MAX_MESSAGE, websocket_max_frame_size=WS_MAX_MESSAGE).run()

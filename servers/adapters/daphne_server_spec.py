@@ -1,5 +1,5 @@
 """daphne, Django Channels' ASGI server, on twisted.web (servers/adapters/daphne_server.py)."""
-from servers.core.specs import (PASSES_METHOD_AS_SENT, ALPN, ASGI, ASYNCIO_PATHS, PYTHON_H2, PYTHON_H2_PATHS, TWISTED_H2_OPEN_AFTER_GOAWAY,
+from servers.core.specs import (WebSocket, PASSES_METHOD_AS_SENT, ALPN, ASGI, ASYNCIO_PATHS, PYTHON_H2, PYTHON_H2_PATHS, TWISTED_H2_OPEN_AFTER_GOAWAY,
                                 TWISTED_TLS, TWISTED_WEB_PARSER,
                                 Caveat, Http2, ServerSpec)
 
@@ -20,8 +20,18 @@ _HTTP2 = Http2(PYTHON_H2, modes=(ALPN,), default=(ALPN,),
                code_paths=(*PYTHON_H2_PATHS, "twisted/web/_http2.py", "priority/"),
                packages=("h2", "hpack", "hyperframe", "priority", "twisted"))
 
+# WebSockets: autobahn's twisted WebSocketServerProtocol (daphne/ws_protocol.py), limits set by daphne's Server
+_WEBSOCKET = WebSocket("autobahn's WebSocketServerProtocol (daphne/ws_protocol.py)", default_max_message=1 << 20,
+                       setting="daphne's Server(websocket_max_message_size=..., websocket_max_frame_size=...) "
+                               "(--websocket-max-message-size), 1 MiB each by default",
+                       pings="every 20 s (ping_interval), the socket closed after 30 s without a pong",
+                       packages=("autobahn",), bad_version=(400, "13,8"),
+                       where="on the reactor thread: autobahn's protocol unmasks and reassembles each message "
+                             "(its maxMessagePayloadSize and maxFramePayloadSize close 1009 past them) and daphne puts it "
+                             "on the app's queue as one websocket.receive event")
+
 SPECS = (
-    ServerSpec(name="daphne", passes=PASSES_METHOD_AS_SENT, interface=ASGI, serve="servers.adapters.daphne_server:serve", model="asyncio",
+    ServerSpec(name="daphne", websocket=_WEBSOCKET, passes=PASSES_METHOD_AS_SENT, interface=ASGI, serve="servers.adapters.daphne_server:serve", model="asyncio",
                entry_suffix="daphne", workers=1, max_workers=1, tls=TWISTED_TLS, http2=_HTTP2,
                description="daphne (twisted.web on the asyncio reactor), one process",
                details="As `daphne -b HOST -p PORT app` runs it: one process, no workers of its own (a process "
@@ -31,6 +41,17 @@ SPECS = (
                        "idle timeout. SIGTERM stops the reactor after cancelling every running app instance (no "
                        "drain).",
                caveats=(TWISTED_WEB_PARSER, TWISTED_H2_OPEN_AFTER_GOAWAY,
+                        Caveat("daphne-ws-empty-message",
+                               "WebSockets: daphne never sends an empty message: handle_reply (daphne/ws_protocol.py) "
+                               "sends an app's `bytes` or `text` only when it is truthy, so an empty text or binary "
+                               "message is dropped without an error",
+                               evidence=(("test_echo_keeps_opcode_and_bytes[{name}]", True),)),
+                        Caveat("daphne-ws-drop",
+                               "WebSockets: past the largest message or frame daphne drops the TCP connection without a "
+                               "close frame (autobahn's failByDrop, which daphne leaves on) where RFC 6455 section "
+                               "7.4.1 gives 1009: the client sees an abnormal closure (1006)",
+                               evidence=(("test_a_message_over_the_limit_is_closed_1009[{name}]", True),
+                                         ("test_a_fragmented_message_over_the_limit_is_closed_1009[{name}]", True))),
                         Caveat("daphne-one-process",
                                "one process, one event loop and one pool a backend: 200 concurrent requests for "
                                "pooled Mongo, or 256 kept connections on pooled Redis, queue for the pool's "

@@ -1,7 +1,7 @@
 """granian in WSGI, ASGI and RSGI mode (servers/adapters/granian_server.py)."""
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.specs import PASSES_METHOD_AS_SENT, ALPN, ASGI, ASYNCIO_PATHS, PRIOR_KNOWLEDGE, RSGI, WSGI, Caveat, Http2, ServerSpec, Setting, Tls
+from servers.core.specs import WebSocket, PASSES_METHOD_AS_SENT, ALPN, ASGI, ASYNCIO_PATHS, PRIOR_KNOWLEDGE, RSGI, WSGI, Caveat, Http2, ServerSpec, Setting, Tls
 
 # On Linux granian's main process holds no socket: it hands each worker the address, and the worker
 # binds its own socket with SO_REUSEPORT (granian/server/common.py _init_shared_socket).
@@ -89,6 +89,21 @@ _FREE_THREADED = ("granian's workers are threads of one process (its MTServer) i
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 EXTRAS = {"granian": ("granian>=2.8.9", "uvloop>=0.23.0")}
 
+_WS_CLOSE = Caveat("granian-ws-close-without-code",
+                   "WebSockets: granian (tungstenite) takes a message of up to 64 MiB in frames of up to 16 MiB, neither "
+                   "settable, and past either closes with a close frame that carries no status code (the client sees "
+                   "1005) where RFC 6455 section 7.4.1 gives 1009 (Message Too Big)",
+                   evidence=(("test_a_message_over_the_limit_is_closed_1009[{name}]", True),
+                             ("test_a_fragmented_message_over_the_limit_is_closed_1009[{name}]", True)))
+# WebSockets: granian's Rust side (tokio-tungstenite); granian 2.8 exposes no WebSocket limit (its --ws only turns them
+# off), so tungstenite's defaults stand: 64 MiB a message, 16 MiB a frame
+_WEBSOCKET = WebSocket("tungstenite (Rust, under granian's runtime)", max_message=64 << 20, default_max_message=64 << 20,
+                       max_frame=16 << 20,
+                       packages=("granian",),
+                       where="in each worker's Rust runtime threads: tungstenite reads, unmasks and reassembles each "
+                             "message (64 MiB a message, 16 MiB a frame, not settable), then granian hands it to the "
+                             "app's receive() on the worker's event loop")
+
 SPECS = (
     ServerSpec(name="granian-wsgi", passes=PASSES_METHOD_AS_SENT, interface=WSGI, serve="servers.adapters.granian_server:serve_wsgi",
                model="threads", entry_suffix="granian",
@@ -100,14 +115,14 @@ SPECS = (
                free_threaded=f"{_FREE_THREADED} each worker's blocking threads run the app at the same time.",
                free_threaded_thread_workers=True,
                **_COMMON),
-    ServerSpec(name="granian-asgi", passes=PASSES_METHOD_AS_SENT, interface=ASGI, serve="servers.adapters.granian_server:serve_asgi",
+    ServerSpec(name="granian-asgi", websocket=_WEBSOCKET, passes=PASSES_METHOD_AS_SENT, interface=ASGI, serve="servers.adapters.granian_server:serve_asgi",
                model="asyncio", entry_suffix="granian",
                description="granian's Rust HTTP server in ASGI mode, one worker process per core",
                details=f"{_SOCKETS} Each worker hands each request to the app's async handlers on its uvloop "
                        f"event loop, so a worker blocks only where a handler computes. {_STOP}",
-               caveats=(_KILL_RESETS, _PARSER, _H2_PREFACE, _H2_RACES),
+               caveats=(_KILL_RESETS, _PARSER, _H2_PREFACE, _H2_RACES, _WS_CLOSE),
                pip_packages=("granian", "uvloop"), code_paths=("granian/", *ASYNCIO_PATHS), **_COMMON),
-    ServerSpec(name="granian-rsgi", passes=PASSES_METHOD_AS_SENT, interface=RSGI, serve="servers.adapters.granian_server:serve_rsgi",
+    ServerSpec(name="granian-rsgi", websocket=_WEBSOCKET, passes=PASSES_METHOD_AS_SENT, interface=RSGI, serve="servers.adapters.granian_server:serve_rsgi",
                model="asyncio", entry_suffix="granian",
                description="granian's Rust HTTP server through its own RSGI interface, one worker process per core",
                details=f"{_SOCKETS} Each worker calls the app's __rsgi__(scope, protocol) on its uvloop event "

@@ -1,7 +1,7 @@
 """gunicorn's sync, gthread and gevent workers, and its native ASGI worker (servers/adapters/gunicorn_server.py)."""
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
-from servers.core.specs import (ALPN, ASGI, ASYNCIO_PATHS, PRIOR_KNOWLEDGE, PYTHON_H2, PYTHON_H2_PATHS, SSL_MODULE,
+from servers.core.specs import (WebSocket, ALPN, ASGI, ASYNCIO_PATHS, PRIOR_KNOWLEDGE, PYTHON_H2, PYTHON_H2_PATHS, SSL_MODULE,
                                 SSL_NATIVE, SSL_PATHS, UPGRADE, WSGI, Caveat, Http2, ServerSpec, Setting, Tls)
 
 _COMMON = dict(interface=WSGI, replaces_dead_workers=True)
@@ -69,6 +69,14 @@ def _http2(where: str) -> Http2:
 EXTRAS = {"gunicorn": ("gunicorn[http2]>=27.0.1", "gunicorn_h1c>=0.6.10", "uvloop>=0.23.0")}
 # Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
 SOURCES = {"gunicorn": ("benoitc/gunicorn", "{v}", "")}
+
+# WebSockets: the asgi worker's own pure-Python framing (gunicorn/asgi/websocket.py), no extensions
+_WEBSOCKET = WebSocket("gunicorn's own (gunicorn/asgi/websocket.py, pure Python)",
+                       setting="gunicorn's websocket_max_message_size (--websocket-max-message-size), 16 MiB by default",
+                       packages=("gunicorn",), bad_version=(426, "13"),
+                       where="in each worker's event-loop thread: gunicorn's WebSocketProtocol parses and unmasks each "
+                             "frame in Python, refuses any RSV bit (no extensions), reassembles up to the limit (1009 "
+                             "past it) and hands the app each whole message")
 
 SPECS = (
     ServerSpec(name="gunicorn-sync", serve="servers.adapters.gunicorn_server:serve_sync", model="processes",
@@ -145,7 +153,7 @@ SPECS = (
                settings=(_KEEPALIVE_OFF, _C_PARSER),
                pip_packages=("gunicorn", "gevent"), lesson="gunicorn-gevent",
                code_paths=("gunicorn/", "gevent/", "greenlet/"), **_COMMON),
-    ServerSpec(name="gunicorn-asgi", serve="servers.adapters.gunicorn_server:serve_asgi",
+    ServerSpec(name="gunicorn-asgi", websocket=_WEBSOCKET, serve="servers.adapters.gunicorn_server:serve_asgi",
                model="asyncio", entry_suffix="gunicorn_asgi",
                tls=Tls(SSL_MODULE, setting=_TLS_SETTING, native=SSL_NATIVE, code_paths=SSL_PATHS,
                        where="in each worker's event-loop thread: the worker builds one SSLContext at its start "

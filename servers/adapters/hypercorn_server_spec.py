@@ -1,7 +1,7 @@
 """Hypercorn on uvloop, HTTP/1.1 and h2c (servers/adapters/hypercorn_server.py)."""
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.specs import ASGI, ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, ALPN, PRIOR_KNOWLEDGE, PYTHON_H2, PYTHON_H2_PATHS, UPGRADE, Caveat, Http2, ServerSpec, Tls
+from servers.core.specs import WebSocket, ASGI, ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, ALPN, PRIOR_KNOWLEDGE, PYTHON_H2, PYTHON_H2_PATHS, UPGRADE, Caveat, Http2, ServerSpec, Tls
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 # Pinned: the supervisor's exit on a dead worker (hypercorn_server.py) is read off 0.18.0's run().
@@ -20,8 +20,17 @@ _HTTP2 = Http2(PYTHON_H2, modes=(ALPN, PRIOR_KNOWLEDGE, UPGRADE), default=(ALPN,
                      "h2_max_concurrent_streams)",
                code_paths=(*PYTHON_H2_PATHS, "hypercorn/protocol/h2.py"), packages=("h2", "hpack", "hyperframe"))
 
+# WebSockets: wsproto under hypercorn/protocol/ws_stream.py, also over HTTP/2 (RFC 8441)
+_WEBSOCKET = WebSocket("wsproto (hypercorn/protocol/ws_stream.py)",
+                       setting="hypercorn's Config.websocket_max_message_size, 16 MiB by default", deflate=True,
+                       packages=("wsproto",),
+                       where="in each worker's event-loop thread: WSStream hands the bytes to wsproto's connection, which "
+                             "unmasks each frame; WebsocketBuffer reassembles the message up to the limit (1009 past it) "
+                             "and the app's receive() gets it whole; over HTTP/2 the same stream runs on an h2 stream "
+                             "(RFC 8441's extended CONNECT)")
+
 SPECS = (
-    ServerSpec(name="hypercorn", interface=ASGI, serve="servers.adapters.hypercorn_server:serve", model="asyncio",
+    ServerSpec(name="hypercorn", websocket=_WEBSOCKET, interface=ASGI, serve="servers.adapters.hypercorn_server:serve", model="asyncio",
                entry_suffix="hypercorn",
                tls=Tls(SSL_MODULE, setting="Hypercorn's certfile and keyfile (--certfile, --keyfile)",
                        native=SSL_NATIVE, code_paths=SSL_PATHS,

@@ -1,8 +1,20 @@
 """Sanic's own multi-worker server (servers/adapters/sanic_server.py)."""
-from servers.core.specs import ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, Caveat, Http2, ServerSpec, Setting, Tls
+from servers.core.specs import WebSocket, ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, Caveat, Http2, ServerSpec, Setting, Tls
+
+# WebSockets: Sanic's own protocol over the websockets library's sans-I/O ServerProtocol
+_WEBSOCKET = WebSocket("websockets' sans-I/O ServerProtocol, driven by Sanic's WebsocketImplProtocol",
+                       default_max_message=1 << 20,
+                       setting="Sanic's app.config.WEBSOCKET_MAX_SIZE, 1 MiB by default",
+                       pings="every 20 s, the socket closed after 20 s without a pong (WEBSOCKET_PING_INTERVAL, "
+                             "WEBSOCKET_PING_TIMEOUT)",
+                       packages=("websockets",),
+                       where="in each worker's event-loop thread: after the handler's upgrade Sanic swaps the "
+                             "connection's protocol for WebsocketImplProtocol (sanic/server/websockets/impl.py), which "
+                             "feeds each read to websockets' ServerProtocol; the handler awaits ws.recv() for whole "
+                             "messages")
 
 SPECS = (
-    ServerSpec(name="sanic", interface="sanic", serve="servers.adapters.sanic_server:serve", model="asyncio",
+    ServerSpec(name="sanic", websocket=_WEBSOCKET, interface="sanic", serve="servers.adapters.sanic_server:serve", model="asyncio",
                entry_suffix="",
                tls=Tls(SSL_MODULE, setting="Sanic's ssl argument (a dict of cert and key)", native=SSL_NATIVE, code_paths=SSL_PATHS,
                        where="in each worker's event-loop thread: uvloop's TLS protocol (uvloop/sslproto.pyx, "

@@ -1,7 +1,7 @@
 """twisted.web: a WSGIResource for WSGI apps, and twisted's own Resources
 (servers/adapters/twisted_server.py)."""
 from servers.adapters.sizing import THREADS_PER_WORKER
-from servers.core.specs import (PASSES_METHOD_AS_SENT, ALPN, ASYNCIO_PATHS, PYTHON_H2, PYTHON_H2_PATHS, TWISTED_H2_OPEN_AFTER_GOAWAY,
+from servers.core.specs import (WebSocket, PASSES_METHOD_AS_SENT, ALPN, ASYNCIO_PATHS, PYTHON_H2, PYTHON_H2_PATHS, TWISTED_H2_OPEN_AFTER_GOAWAY,
                                 TWISTED_TLS, TWISTED_WEB_PARSER, WSGI, Http2, ServerSpec)
 
 # HTTP/2 over TLS only: with h2 and priority installed (twisted[http2]) twisted.web.http's H2_ENABLED is true, Site offers
@@ -24,6 +24,10 @@ EXTRAS = {"twisted": ("twisted[tls,http2]>=26.10.0",)}
 SOURCES = {"twisted": ("twisted/twisted", "twisted-{v}", "src/")}
 
 
+# twisted.web has no WebSocket protocol of its own (autobahn's is a separate library; not built here yet)
+_WEBSOCKET = WebSocket(cannot="twisted.web has no WebSocket protocol of its own: autobahn's (a separate library) is "
+                              "what twisted users serve them with, not built into this stack yet")
+
 SPECS = (
     ServerSpec(name="twisted-wsgi", passes=PASSES_METHOD_AS_SENT, interface=WSGI, serve="servers.adapters.twisted_server:serve_wsgi",
                model="threads", entry_suffix="twisted", workers=1, max_workers=1, tls=TWISTED_TLS, http2=_HTTP2,
@@ -32,7 +36,7 @@ SPECS = (
                        f"pool ({THREADS_PER_WORKER} threads) and hands its response back to the reactor. SIGTERM stops the "
                        "reactor, with a deadline in case pool threads hang.",
                caveats=(TWISTED_WEB_PARSER, TWISTED_H2_OPEN_AFTER_GOAWAY), pip_packages=("twisted",), lesson="twisted", code_paths=("twisted/", *ASYNCIO_PATHS)),
-    ServerSpec(name="twisted", passes=PASSES_METHOD_AS_SENT, interface="twisted", serve="servers.adapters.twisted_server:serve_native",
+    ServerSpec(name="twisted", websocket=_WEBSOCKET, passes=PASSES_METHOD_AS_SENT, interface="twisted", serve="servers.adapters.twisted_server:serve_native",
                model="reactor", entry_suffix="", workers=1, max_workers=1, tls=TWISTED_TLS, http2=_HTTP2,
                description="its Site and Resources on the asyncio reactor",
                details="The backend routes run asyncio coroutines (AsyncMongoClient, redis.asyncio) wrapped "

@@ -8,7 +8,8 @@ give the same Config a factory instead, servers.adapters.workers.worker_app: eac
 after it starts and builds the app from the flags handed over to it, so the app and the async
 clients made lazily in its event loop are the worker's own, and the last worker to load says ready
 (workers' one rule, with one worker too). Listen backlog as the other stacks (uvicorn's default is 2048); keep-alive 5 s
-(uvicorn's default); no access log; uvicorn adds Date and `Server: uvicorn` itself.
+(uvicorn's default); no access log; uvicorn adds Date and `Server: uvicorn` itself. WebSockets as uvicorn's default
+(ws="auto": the websockets library's sans-I/O protocol, as `uvicorn[standard]` installs it), 16 MiB a message.
 
 With --http2: uvicorn's http2=True, which needs its zttp protocol (http="zttp"): AutoZttpProtocol picks HTTP/2 from
 the ALPN result over TLS, or from the client preface in cleartext, and HTTP/1.1 is then zttp's too, not httptools'.
@@ -29,6 +30,7 @@ from servers.adapters.shutdown import GRACE_SECONDS, on_stop_signal
 from servers.adapters.sizing import LISTEN_BACKLOG
 from servers.core import server_options
 from servers.core.options import Options
+from servers.core.specs import WS_MAX_MESSAGE
 
 
 _HTTP2 = {"http": "zttp", "http2": True}  # uvicorn's HTTP/2 needs its zttp protocol (Config.load says so)
@@ -40,7 +42,8 @@ def serve(app_path: str, options: Options, ready: Callable[[], None]) -> None:
         workers.worker_app, factory=True,
         **{"http": "httptools", **server_options.given(), **(_HTTP2 if options.http2 else {})},
         host=options.host, port=options.port, workers=options.workers,
-        loop="uvloop", ws="none", lifespan="auto",
+        # WebSockets: ws="auto" (uvicorn's default: websockets' sans-I/O protocol), the contract's largest message
+        loop="uvloop", ws="auto", ws_max_size=WS_MAX_MESSAGE, lifespan="auto",
         backlog=LISTEN_BACKLOG, access_log=False, log_config=None,
         timeout_graceful_shutdown=int(GRACE_SECONDS),
         # TLS: uvicorn builds the SSLContext from these in each worker (None: plain HTTP)

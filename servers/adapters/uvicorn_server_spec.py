@@ -1,7 +1,7 @@
 """uvicorn with uvloop and httptools (servers/adapters/uvicorn_server.py)."""
 from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG
-from servers.core.specs import ASGI, ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, ALPN, PRIOR_KNOWLEDGE, Caveat, Http2, ServerSpec, Setting, Tls
+from servers.core.specs import WebSocket, ASGI, ASYNCIO_PATHS, SSL_MODULE, SSL_NATIVE, SSL_PATHS, ALPN, PRIOR_KNOWLEDGE, Caveat, Http2, ServerSpec, Setting, Tls
 
 # HTTP/2 (uvicorn 0.55: http2=True, which needs http="zttp"): AutoZttpProtocol (uvicorn/protocols/http/auto_zttp_impl.py)
 # takes ALPN's choice over TLS and sniffs the preface in cleartext; HTTP/1.1 is then zttp's too, not httptools'.
@@ -17,12 +17,24 @@ _HTTP2 = Http2("zttp (a Zig core; uvicorn's release notes call it experimental, 
 
 # pyproject.toml's extras of this module's stacks (python -m servers.generate writes them there).
 # zttp: the HTTP/2 of --http2 (the HTTP/1.1 of h1 stays httptools')
-EXTRAS = {"uvicorn": ("uvicorn>=0.55.0", "uvloop>=0.23.0", "httptools>=0.9.0", "zttp>=0.0.35")}
+# websockets: its WebSockets (ws="auto" picks websockets' sans-I/O protocol; uvicorn[standard] installs it)
+EXTRAS = {"uvicorn": ("uvicorn>=0.55.0", "uvloop>=0.23.0", "httptools>=0.9.0", "zttp>=0.0.35", "websockets>=17.4")}
 # Where the lessons' source links point: distribution -> (GitHub repository, tag of version v, package folder).
 SOURCES = {"uvicorn": ("Kludex/uvicorn", "{v}", "")}
 
+# WebSockets (uvicorn 0.55): ws="auto" (its default, which the adapter keeps) picks the websockets library's sans-I/O
+# protocol when websockets is installed (uvicorn/protocols/websockets/auto.py), wsproto's otherwise
+_WEBSOCKET = WebSocket("websockets' sans-I/O ServerProtocol (uvicorn's ws=\"auto\" picks websockets-sansio)",
+                       setting="uvicorn's ws_max_size (--ws-max-size), 16 MiB by default",
+                       pings="every 20 s, the socket closed after 20 s without a pong (ws_ping_interval, ws_ping_timeout)",
+                       deflate=True, packages=("websockets",),
+                       where="in each worker's event-loop thread: WebSocketsSansIOProtocol "
+                             "(uvicorn/protocols/websockets/websockets_sansio_impl.py) feeds each read to the websockets "
+                             "library's ServerProtocol, which unmasks and reassembles; each whole message goes to the "
+                             "app's receive() as one websocket.receive event")
+
 SPECS = (
-    ServerSpec(name="uvicorn", interface=ASGI, serve="servers.adapters.uvicorn_server:serve", model="asyncio",
+    ServerSpec(name="uvicorn", websocket=_WEBSOCKET, interface=ASGI, serve="servers.adapters.uvicorn_server:serve", model="asyncio",
                entry_suffix="uvicorn",
                tls=Tls(SSL_MODULE, setting="uvicorn's ssl_certfile and ssl_keyfile (--ssl-certfile, --ssl-keyfile)",
                        native=SSL_NATIVE, code_paths=SSL_PATHS,

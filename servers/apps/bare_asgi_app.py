@@ -9,6 +9,12 @@ as the ASGI servers' parser owner, `/reflect` (any method) with what the server 
 false, the target `raw_path` (`path` encoded, where the server gives no raw_path) with `?` and
 `query_string`, the headers the scope's raw (name, value) pairs. A HEAD answer carries the GET
 answer's headers and no body.
+
+The WebSocket routes (docs/websockets.md) as the ASGI specification writes a websocket scope: `websocket.accept`,
+then each `websocket.receive` event sent back as a `websocket.send` with its text or bytes; /ws/broadcast sends
+each to every `send` of the worker's open sockets (granian's benchmark app). The framing, the size limit, pings
+and the 1009 close are the server's: the app sees whole messages only, so these stacks stand for the server's
+WebSockets (catalog.ws_owner). Any other path closes the handshake (a 403 from the server).
 """
 from __future__ import annotations
 
@@ -33,6 +39,32 @@ async def app(scope: dict, receive: Receive, send: Send) -> None:
         await lifespan(receive, send)
     elif scope["type"] == "http":
         await http(scope, receive, send)
+    elif scope["type"] == "websocket":
+        await websocket(scope, receive, send)
+
+
+_BROADCAST: set[Send] = set()  # /ws/broadcast's open sockets in this worker, by their send callable
+
+
+async def websocket(scope: dict, receive: Receive, send: Send) -> None:
+    path = scope["path"]
+    if (await receive())["type"] != "websocket.connect" or path not in (contract.WS_ECHO, contract.WS_BROADCAST):
+        await send({"type": "websocket.close", "code": 1000})  # before accept: the server refuses the handshake
+        return
+    await send({"type": "websocket.accept"})
+    peers = _BROADCAST if path == contract.WS_BROADCAST else {send}
+    peers.add(send)
+    try:
+        while (message := await receive())["type"] == "websocket.receive":
+            out = {"type": "websocket.send", **({"text": message["text"]} if message.get("text") is not None
+                                                 else {"bytes": message.get("bytes") or b""})}
+            for peer in list(peers):
+                try:
+                    await peer(out)
+                except Exception:  # that peer went meanwhile (each server raises its own kind): its loop ends too
+                    peers.discard(peer)
+    finally:
+        peers.discard(send)
 
 
 async def lifespan(receive: Receive, send: Send) -> None:

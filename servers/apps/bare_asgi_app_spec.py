@@ -6,7 +6,8 @@ bare_asgi_X. It answers hello and json only, and the reflection route (servers/a
 from servers.core.specs import ASGI, FrameworkSpec
 
 SPECS = (
-    FrameworkSpec(name="bare_asgi", framework="bare", title="Bare ASGI callable", interface=ASGI,
+    FrameworkSpec(name="bare_asgi", websocket="the ASGI specification's websocket scope: websocket.accept, then each websocket.receive event sent back as websocket.send; /ws/broadcast keeps the worker's send callables in a set",
+                  framework="bare", title="Bare ASGI callable", interface=ASGI,
                   factory="servers.apps.bare_asgi_app:create_app",
                   free_threaded=True, parser_owner=True,
                   details="The app is servers.apps.bare_asgi_app: a plain ASGI application callable (lifespan; "

@@ -6,7 +6,8 @@ json only, and the reflection route (servers/apps/reflection.py).
 from servers.core.specs import RSGI, FrameworkSpec
 
 SPECS = (
-    FrameworkSpec(name="bare_rsgi", framework="bare", title="Bare RSGI callable", interface=RSGI,
+    FrameworkSpec(name="bare_rsgi", ws_cannot="not written yet: RSGI's WebSocket protocol (scope.proto \"ws\", protocol.accept()) is issue 47's next part",
+                  framework="bare", title="Bare RSGI callable", interface=RSGI,
                   factory="servers.apps.bare_rsgi_app:create_app",
                   free_threaded=True, parser_owner=True,
                   details="The app is servers.apps.bare_rsgi_app: a plain RSGI application callable (hello and json "

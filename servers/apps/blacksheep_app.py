@@ -12,6 +12,9 @@ clients are made lazily inside the worker's loop. /fortunes renders templates/fo
 BlackSheep's view() (its JinjaRenderer, the default engine of html_settings: Jinja2 with
 select_autoescape(["html", "xml", "jinja"]); BlackSheep adds the ".jinja" suffix to a view's name),
 answered text/html; charset=utf-8.
+The WebSocket routes are @router.ws handlers as its WebSocket docs write them: accept, then each message from
+receive() sent back with send_text or send_bytes as it came, until WebSocketDisconnectError; /ws/broadcast keeps
+the worker's sockets in a set.
 """
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ from blacksheep.exceptions import HTTPException, NotFound
 from blacksheep.server.rendering.jinja2 import JinjaRenderer
 from blacksheep.server.responses import view
 from blacksheep.server.routing import Router
+from blacksheep.server.websocket import WebSocket, WebSocketDisconnectError
 from blacksheep.settings.html import html_settings
 from jinja2 import FileSystemLoader
 
@@ -72,6 +76,18 @@ async def internal_error(app: Application, request: Request, exc: Exception) -> 
     return json({"error": contract.INTERNAL_ERROR}, status=500)  # the traceback goes to the log only
 
 
+async def _send_to(sockets, message) -> None:
+    """One received message sent back, as text or bytes as it came, to each socket; one gone meanwhile is dropped."""
+    for socket in list(sockets):
+        try:
+            if message.get("text") is not None:
+                await socket.send_text(message["text"])
+            else:
+                await socket.send_bytes(message.get("bytes") or b"")
+        except (WebSocketDisconnectError, RuntimeError, OSError):
+            sockets.discard(socket)
+
+
 def create_app(options: Options) -> Application:
     app = Application(router=Router(), show_error_details=False)  # its own router, not the module default
     # BlackSheep logs every handled HTTP error (a 404, a 405) at INFO on its own logger, whose level it
@@ -112,6 +128,29 @@ def create_app(options: Options) -> Application:
     @router.get("/redis/per-request")
     async def redis_per_request() -> Response:
         return _found(await ops.redis_per_request())
+
+    @router.ws(contract.WS_ECHO)
+    async def ws_echo(websocket: WebSocket) -> None:
+        await websocket.accept()
+        try:
+            while True:
+                await _send_to((websocket,), await websocket.receive())
+        except WebSocketDisconnectError:
+            pass
+
+    broadcast_sockets: set[WebSocket] = set()  # the worker's /ws/broadcast sockets
+
+    @router.ws(contract.WS_BROADCAST)
+    async def ws_broadcast(websocket: WebSocket) -> None:
+        await websocket.accept()
+        broadcast_sockets.add(websocket)
+        try:
+            while True:
+                await _send_to(broadcast_sockets, await websocket.receive())
+        except WebSocketDisconnectError:
+            pass
+        finally:
+            broadcast_sockets.discard(websocket)
 
     async def fallback(request: Request) -> Response:
         # Any other method on a path of a GET route: 405; anything else: 404. Answered here rather than

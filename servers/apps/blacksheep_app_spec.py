@@ -10,7 +10,8 @@ _HEAD = Caveat("blacksheep-head", "HTTP/1.1: BlackSheep answers HEAD 405 on a ro
 EXTRAS = {"blacksheep": ("blacksheep>=2.6.4", "jinja2>=3.1.6")}
 
 SPECS = (
-    FrameworkSpec(name="blacksheep", framework="blacksheep", title="BlackSheep", interface=ASGI,
+    FrameworkSpec(name="blacksheep", websocket="@ws routes (its WebSocket docs): websocket.accept(), then receive() and send_text/send_bytes",
+                  framework="blacksheep", title="BlackSheep", interface=ASGI,
                   factory="servers.apps.blacksheep_app:create_app",
                   details="BlackSheep's router (compiled with Cython) matches the path and binds the typed path "
                           "parameter, async handlers return text() and json(), which serializes per request. "

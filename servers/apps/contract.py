@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from http import HTTPStatus
 
+from servers.core.specs import WS_OPERATIONS
+
 TEXT = "text/plain; charset=utf-8"
 JSON = "application/json"
 HTML = "text/html; charset=utf-8"  # /fortunes: TechEmpower's verifier requires the charset
@@ -22,6 +24,8 @@ INTERNAL_ERROR = "internal error"
 ADDITIONAL_FORTUNE = "Additional fortune added at request time."
 FORTUNES_TITLE = "Fortunes"
 ALLOWED_METHODS = ("GET", "HEAD")  # every route of the contract answers GET (and HEAD)
+# The WebSocket routes (docs/websockets.md): each message back to its sender, or to every socket of the worker
+WS_ECHO, WS_BROADCAST = WS_OPERATIONS["ws-echo"], WS_OPERATIONS["ws-broadcast"]
 
 
 def error_message(status: int) -> str:

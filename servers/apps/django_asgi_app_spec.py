@@ -13,7 +13,8 @@ THREAD_PER_REQUEST = Caveat(
     evidence=(("test_holds_256_connections[{name}-*]", False),))
 
 SPECS = (
-    FrameworkSpec(name="django_asgi", framework="django", title="Django's ASGI application (async views)",
+    FrameworkSpec(name="django_asgi", ws_cannot="Django's ASGIHandler serves the http scope only; its WebSockets are Channels' (a package of its own, on daphne by its docs), not written here yet",
+                  framework="django", title="Django's ASGI application (async views)",
                   interface=ASGI, factory="servers.apps.django_asgi_app:create_app",
                   free_threaded=True,
                   details="ASGIHandler reads the body, then runs the same middleware and URL resolver as the "

@@ -7,6 +7,11 @@ Falcon HTTPErrors (404, 405 with its Allow header, 500 for anything unhandled, w
 Falcon logs) rendered by one error serializer; BackendUnavailable has its own handler.
 The pooled clients are made lazily inside the worker's event loop by the backends modules.
 /fortunes renders the WSGI app's Jinja2 template (servers/apps/falcon_app.py) after awaiting the rows.
+The WebSocket routes are resources with an `on_websocket` responder (Falcon's WebSocket docs): ws.accept(), then a
+loop until WebSocketDisconnected. Falcon has no receive that keeps a message's type (receive_text raises on a binary
+message and the message is lost), so both payload types get a media handler that hands the payload over as it came
+(the docs' "Media Handling" for WebSockets) and receive_media() returns str or bytes; /ws/broadcast keeps the
+worker's sockets in a set.
 """
 from __future__ import annotations
 
@@ -61,6 +66,50 @@ class FortunesResource:
         resp.text = fortunes_page(await self._find_fortunes())
 
 
+class _AsSent:
+    """A WebSocket media handler that (de)serializes nothing: receive_media() returns the text or bytes as sent."""
+
+    def serialize(self, media):
+        return media
+
+    def deserialize(self, payload):
+        return payload
+
+
+async def _send_to(sockets, message: str | bytes) -> None:
+    for ws in list(sockets):
+        try:
+            await (ws.send_text(message) if isinstance(message, str) else ws.send_data(message))
+        except (falcon.WebSocketDisconnected, RuntimeError, OSError):
+            sockets.discard(ws)  # gone meanwhile: its own loop ends too
+
+
+class EchoSocket:
+    async def on_websocket(self, req: falcon.asgi.Request, ws: falcon.asgi.WebSocket) -> None:
+        await ws.accept()
+        try:
+            while True:
+                await _send_to((ws,), await ws.receive_media())
+        except falcon.WebSocketDisconnected:
+            pass
+
+
+class BroadcastSocket:
+    def __init__(self):
+        self._sockets: set[falcon.asgi.WebSocket] = set()  # the worker's open /ws/broadcast sockets
+
+    async def on_websocket(self, req: falcon.asgi.Request, ws: falcon.asgi.WebSocket) -> None:
+        await ws.accept()
+        self._sockets.add(ws)
+        try:
+            while True:
+                await _send_to(self._sockets, await ws.receive_media())
+        except falcon.WebSocketDisconnected:
+            pass
+        finally:
+            self._sockets.discard(ws)
+
+
 async def _backend_unavailable(req, resp, error: BackendUnavailable, params) -> None:
     raise falcon.HTTPServiceUnavailable()
 
@@ -69,4 +118,8 @@ def create_app(options: Options) -> falcon.asgi.App:
     app = falcon.asgi.App()
     configure(app, AsyncOperations(options),
               (HelloResource, JSONResource, UserResource, NameResource, FortunesResource), _backend_unavailable)
+    for payload_type in (falcon.WebSocketPayloadType.TEXT, falcon.WebSocketPayloadType.BINARY):
+        app.ws_options.media_handlers[payload_type] = _AsSent()
+    app.add_route(contract.WS_ECHO, EchoSocket())
+    app.add_route(contract.WS_BROADCAST, BroadcastSocket())
     return app

@@ -3,7 +3,8 @@ from servers.apps.falcon_app_spec import HEAD
 from servers.core.specs import ASGI, JINJA2_PATHS, PASSES_HEAD, Caveat, FrameworkSpec
 
 SPECS = (
-    FrameworkSpec(name="falcon_asgi", framework="falcon", title="Falcon's ASGI app (falcon.asgi)", interface=ASGI,
+    FrameworkSpec(name="falcon_asgi", websocket="on_websocket responders (falcon.asgi's WebSocket docs): ws.accept(), then ws.receive_data() and send_text/send_data",
+                  framework="falcon", title="Falcon's ASGI app (falcon.asgi)", interface=ASGI,
                   factory="servers.apps.falcon_asgi_app:create_app",
                   free_threaded=True,
                   details="Falcon routes to `async def on_get` responders and serializes resp.media per "

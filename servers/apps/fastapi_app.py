@@ -9,13 +9,16 @@ with Allow), BackendUnavailable answers 503, anything else 500 (the traceback to
 The interactive docs and openapi.json are off: the app serves the contract's routes only.
 /fortunes renders templates/fortunes.html with FastAPI's Jinja2Templates (Starlette's: Jinja2 with
 select_autoescape) as its docs' "Templates" page does, response_class=HTMLResponse.
+The WebSocket routes are @app.websocket endpoints as its WebSockets page writes them (accept, a loop of receive and
+send until WebSocketDisconnect; /ws/broadcast its ConnectionManager's list of active connections, a set here), with
+receive() rather than receive_text() so a binary message comes back binary.
 """
 from __future__ import annotations
 
 from operator import itemgetter
 from pathlib import Path
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -41,6 +44,21 @@ def _user_id(raw_id: str) -> int:
     if user_id is None:
         raise HTTPException(status_code=404)
     return user_id
+
+
+async def _receive(websocket: WebSocket) -> dict:
+    """The next message ({"text": ...} or {"bytes": ...}); WebSocketDisconnect once the client has gone."""
+    message = await websocket.receive()
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000))
+    return message
+
+
+async def _send(websocket: WebSocket, message: dict) -> None:
+    if message.get("text") is not None:
+        await websocket.send_text(message["text"])
+    else:
+        await websocket.send_bytes(message.get("bytes") or b"")
 
 
 def create_app(options: Options) -> FastAPI:
@@ -77,6 +95,34 @@ def create_app(options: Options) -> FastAPI:
     @app.get("/redis/per-request")
     async def redis_per_request():
         return _found(await ops.redis_per_request())
+
+    @app.websocket(contract.WS_ECHO)
+    async def ws_echo(websocket: WebSocket):
+        await websocket.accept()
+        try:
+            while True:
+                await _send(websocket, await _receive(websocket))
+        except WebSocketDisconnect:
+            pass
+
+    active: set[WebSocket] = set()  # the worker's /ws/broadcast connections
+
+    @app.websocket(contract.WS_BROADCAST)
+    async def ws_broadcast(websocket: WebSocket):
+        await websocket.accept()
+        active.add(websocket)
+        try:
+            while True:
+                message = await _receive(websocket)
+                for connection in list(active):
+                    try:
+                        await _send(connection, message)
+                    except (WebSocketDisconnect, RuntimeError, OSError):
+                        active.discard(connection)  # gone meanwhile; its own loop ends too
+        except WebSocketDisconnect:
+            pass
+        finally:
+            active.discard(websocket)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -13,7 +13,8 @@ EXTRAS = {"fastapi": ("fastapi>=0.165.0", "starlette>=1.10.0", "jinja2>=3.1.6")}
 SOURCES = {"fastapi": ("fastapi/fastapi", "{v}", "")}
 
 SPECS = (
-    FrameworkSpec(name="fastapi", framework="fastapi", title="FastAPI", interface=ASGI,
+    FrameworkSpec(name="fastapi", websocket="@app.websocket endpoints (its WebSockets docs), Starlette's WebSocket underneath: accept(), then receive() and send_text/send_bytes",
+                  framework="fastapi", title="FastAPI", interface=ASGI,
                   factory="servers.apps.fastapi_app:create_app",
                   free_threaded=True,
                   details="FastAPI awaits async path operations; its jsonable_encoder and JSONResponse run per "

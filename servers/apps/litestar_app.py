@@ -11,14 +11,17 @@ else 500 (logged, never sent). The pooled clients are made lazily inside the wor
 /fortunes returns a Template response of templates/fortunes.html, rendered by the app's
 TemplateConfig with Litestar's JinjaTemplateEngine (Jinja2, autoescape=True; text/html from the
 template's suffix, with Litestar's charset=utf-8).
+The WebSocket routes are @websocket route handlers as its WebSockets docs write the low-level form: accept, then
+each event from socket.receive() sent back with send_data in the mode it came (text or binary), until
+WebSocketDisconnect; /ws/broadcast keeps the worker's sockets in a set.
 """
 from __future__ import annotations
 
 from operator import itemgetter
 from pathlib import Path
 
-from litestar import Litestar, MediaType, Request, Response, get
-from litestar.exceptions import HTTPException, NotFoundException
+from litestar import Litestar, MediaType, Request, Response, WebSocket, get, websocket
+from litestar.exceptions import HTTPException, NotFoundException, WebSocketDisconnect
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.response import Template
 from litestar.template.config import TemplateConfig
@@ -57,6 +60,17 @@ def internal_error(request: Request, exc: Exception) -> Response:
     return Response({"error": contract.INTERNAL_ERROR}, status_code=500, media_type=MediaType.JSON)
 
 
+async def _echo_to(sockets, event: dict) -> None:
+    """One received event sent back, in the mode it came, to each socket; a socket gone meanwhile is dropped."""
+    text = event.get("text")
+    for socket in list(sockets):
+        try:
+            await socket.send_data(text if text is not None else event.get("bytes") or b"",
+                                   mode="text" if text is not None else "binary")
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            sockets.discard(socket)
+
+
 def create_app(options: Options) -> Litestar:
     ops = AsyncOperations(options)
 
@@ -91,9 +105,32 @@ def create_app(options: Options) -> Litestar:
     async def redis_per_request() -> dict:
         return _found(await ops.redis_per_request())
 
+    @websocket(contract.WS_ECHO)
+    async def ws_echo(socket: WebSocket) -> None:
+        await socket.accept()
+        try:
+            while True:
+                await _echo_to((socket,), await socket.receive())
+        except WebSocketDisconnect:
+            pass
+
+    broadcast_sockets: set[WebSocket] = set()  # the worker's /ws/broadcast sockets
+
+    @websocket(contract.WS_BROADCAST)
+    async def ws_broadcast(socket: WebSocket) -> None:
+        await socket.accept()
+        broadcast_sockets.add(socket)
+        try:
+            while True:
+                await _echo_to(broadcast_sockets, await socket.receive())
+        except WebSocketDisconnect:
+            pass
+        finally:
+            broadcast_sockets.discard(socket)
+
     return Litestar(
         route_handlers=[hello, hello_json, mongo_pooled, mongo_per_request, fortunes, redis_pooled,
-                        redis_per_request],
+                        redis_per_request, ws_echo, ws_broadcast],
         template_config=TemplateConfig(directory=Path(__file__).with_name("templates"), engine=JinjaTemplateEngine),
         exception_handlers={HTTPException: http_error, BackendUnavailable: backend_unavailable,
                             Exception: internal_error},

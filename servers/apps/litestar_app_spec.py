@@ -11,7 +11,8 @@ _HEAD = Caveat("litestar-head", "HTTP/1.1: Litestar answers HEAD 405 on a route 
 EXTRAS = {"litestar": ("litestar>=2.25.0", "jinja2>=3.1.6")}
 
 SPECS = (
-    FrameworkSpec(name="litestar", framework="litestar", title="Litestar", interface=ASGI,
+    FrameworkSpec(name="litestar", websocket="@websocket route handlers (its WebSockets docs): socket.accept(), then socket.receive_data(mode) and send_data in the mode it came",
+                  framework="litestar", title="Litestar", interface=ASGI,
                   factory="servers.apps.litestar_app:create_app",
                   details="Litestar's router (a trie of path segments) dispatches to async route handlers; "
                           "Response.render serializes per request with msgspec. Mongo through "

@@ -21,6 +21,12 @@ select_autoescape, text/html; charset=utf-8). Sanic would extend an app with eve
 of sanic-ext once installed (AUTO_EXTEND): OpenAPI's /docs routes, CORS headers, automatic OPTIONS,
 dependency injection run as a signal on every request. The app extends itself with the templating
 extension alone (app.extend), so the other routes stay what they were.
+
+The WebSocket routes are @app.websocket handlers as Sanic's docs write them, in the `msg = await ws.recv()` form:
+their other form, `async for msg in ws`, fails on an ASGI server (TypeError: the ASGI WebSocketConnection has no
+__aiter__); a message comes as str or bytes and goes back so; /ws/broadcast keeps the worker's sockets in a set.
+On Sanic's own server the framing is Sanic's (the websockets library's protocol, WEBSOCKET_MAX_SIZE set to the
+contract's 16 MiB over Sanic's 1 MiB); on an ASGI server it is the server's and that setting is not read.
 """
 from __future__ import annotations
 
@@ -32,6 +38,7 @@ from sanic import Request, Sanic
 from sanic.constants import HTTP_METHODS
 from sanic.exceptions import NotFound, SanicException
 from sanic.response import HTTPResponse, json, raw, text
+from sanic.server.websockets.impl import WebsocketImplProtocol
 from sanic_ext import render
 from sanic_ext.extensions.templating.extension import TemplatingExtension
 
@@ -42,6 +49,7 @@ from servers.apps import contract, reflection
 from servers.apps.operations import AsyncOperations
 from servers.core.http_date import http_date
 from servers.core.options import Options
+from servers.core.specs import WS_MAX_MESSAGE
 
 log = logging.getLogger(__name__)
 APP_NAME = "refsuite"
@@ -65,6 +73,7 @@ def create_app(options: Options, *, own_server: bool = True) -> Sanic:
     app = Sanic(APP_NAME, configure_logging=False)
     app.config.ACCESS_LOG = False
     app.config.GRACEFUL_SHUTDOWN_TIMEOUT = GRACE_SECONDS  # SIGTERM must stop within 5 s
+    app.config.WEBSOCKET_MAX_SIZE = WS_MAX_MESSAGE  # the contract's largest message (Sanic's default: 1 MiB)
     app.extend(extensions=[TemplatingExtension], built_in_extensions=False,
                config={"templating_path_to_templates": str(TEMPLATES)})
     ops = AsyncOperations(options)
@@ -99,6 +108,26 @@ def create_app(options: Options, *, own_server: bool = True) -> Sanic:
     @app.get("/redis/per-request")
     async def redis_per_request(request: Request) -> HTTPResponse:
         return json(_found(await ops.redis_per_request()))
+
+    @app.websocket(contract.WS_ECHO)
+    async def ws_echo(request: Request, ws: WebsocketImplProtocol) -> None:
+        while (message := await ws.recv()) is not None:  # None: the ASGI peer has gone (own server: it raises)
+            await ws.send(message)
+
+    broadcast_sockets: set[WebsocketImplProtocol] = set()  # the worker's /ws/broadcast sockets
+
+    @app.websocket(contract.WS_BROADCAST)
+    async def ws_broadcast(request: Request, ws: WebsocketImplProtocol) -> None:
+        broadcast_sockets.add(ws)
+        try:
+            while (message := await ws.recv()) is not None:
+                for peer in list(broadcast_sockets):
+                    try:
+                        await peer.send(message)
+                    except Exception:  # gone meanwhile (websockets' ConnectionClosed, or the ASGI server's error)
+                        broadcast_sockets.discard(peer)
+        finally:
+            broadcast_sockets.discard(ws)
 
     @app.route("/reflect", methods=HTTP_METHODS)
     @app.route("/reflect/<rest:path>", methods=HTTP_METHODS, name="reflect_under")

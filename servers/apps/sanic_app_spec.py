@@ -22,7 +22,8 @@ EXTRAS = {"sanic": ("sanic>=25.12.1", "motor>=3.7.1", "valkey-glide>=2.6.0", "co
 SOURCES = {"sanic": ("sanic-org/sanic", "v{v}", ""), "sanic-routing": ("sanic-org/sanic-routing", "v{v}", "")}
 
 SPECS = (
-    FrameworkSpec(name="sanic", title="Sanic", interface="sanic", factory="servers.apps.sanic_app:create_app",
+    FrameworkSpec(name="sanic", websocket="@app.websocket handlers (its WebSockets docs): await ws.recv() and ws.send() in the type it came",
+                  title="Sanic", interface="sanic", factory="servers.apps.sanic_app:create_app",
                   details="Async handlers; Mongo through pymongo's AsyncMongoClient (sanic_motor: motor, which "
                           "wraps synchronous pymongo in a thread pool and is deprecated since 2025-05, kept to "
                           "measure that difference) and Redis through redis.asyncio, their pools created inside "
@@ -32,7 +33,8 @@ SPECS = (
                   driver_variants=("motor",), redis_variants=("redispy", "glide", "coredis"),
                   parser_owner=True, **_COMMON,
                   json_paths=("json/", "ujson")),
-    FrameworkSpec(name="sanic_asgi", prefix="sanic", title="Sanic's app as an ASGI app", interface=ASGI,
+    FrameworkSpec(name="sanic_asgi", websocket="the same @app.websocket handlers, on the ASGI server's framing",
+                  prefix="sanic", title="Sanic's app as an ASGI app", interface=ASGI,
                   factory="servers.apps.sanic_app:create_asgi_app",
                   details="The same Sanic app (routes, handlers, error handlers as `python -m servers.sanic` "
                           "serves), but under ASGI the server, not Sanic, owns the connection: Date and Server "

@@ -8,6 +8,10 @@ and anything else 500 from ServerErrorMiddleware's handler (the traceback goes t
 The pooled clients are made lazily inside the worker's event loop by the backends modules.
 /fortunes renders templates/fortunes.html through Jinja2Templates.TemplateResponse (Starlette's
 templating: Jinja2 with select_autoescape, so .html is escaped; text/html; charset=utf-8).
+The WebSocket routes are WebSocketRoute endpoints as its WebSockets docs write them: accept, then each message
+received and sent back with send_text or send_bytes as it came; /ws/broadcast keeps the worker's open sockets in a
+set and sends each message to every one in turn (granian's benchmark app). The framing, the size limit, pings and
+the 1009 close are the server's: the app sees whole messages.
 """
 from __future__ import annotations
 
@@ -18,8 +22,9 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 from starlette.templating import Jinja2Templates
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from backends.errors import BackendUnavailable
 from backends.ids import parse_user_id
@@ -57,6 +62,44 @@ async def internal_error(request: Request, exc: Exception) -> JSONResponse:
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
 
 
+async def _messages(websocket: WebSocket):
+    """Each message as ASGI gives it (text or bytes), until the client goes."""
+    while (message := await websocket.receive())["type"] == "websocket.receive":
+        yield message
+
+
+async def _send(websocket: WebSocket, message: dict) -> None:
+    if message.get("text") is not None:
+        await websocket.send_text(message["text"])
+    else:
+        await websocket.send_bytes(message.get("bytes") or b"")
+
+
+def websocket_routes() -> list[WebSocketRoute]:
+    """/ws/echo and /ws/broadcast, with this app's own set of broadcast sockets (one app per worker)."""
+    clients: set[WebSocket] = set()
+
+    async def echo(websocket: WebSocket) -> None:
+        await websocket.accept()
+        async for message in _messages(websocket):
+            await _send(websocket, message)
+
+    async def broadcast(websocket: WebSocket) -> None:
+        await websocket.accept()
+        clients.add(websocket)
+        try:
+            async for message in _messages(websocket):
+                for client in list(clients):
+                    try:
+                        await _send(client, message)
+                    except (WebSocketDisconnect, RuntimeError, OSError):
+                        clients.discard(client)  # gone meanwhile; its own loop ends too
+        finally:
+            clients.discard(websocket)
+
+    return [WebSocketRoute(contract.WS_ECHO, echo), WebSocketRoute(contract.WS_BROADCAST, broadcast)]
+
+
 def create_app(options: Options) -> Starlette:
     ops = AsyncOperations(options)
 
@@ -92,6 +135,7 @@ def create_app(options: Options) -> Starlette:
         Route("/fortunes", fortunes),
         Route("/redis/pooled", redis_pooled),
         Route("/redis/per-request", redis_per_request),
+        *websocket_routes(),
     ]
     exception_handlers = {
         HTTPException: http_error,

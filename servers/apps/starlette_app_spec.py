@@ -8,7 +8,8 @@ EXTRAS = {"starlette": ("starlette>=1.10.0", "jinja2>=3.1.6")}
 SOURCES = {"starlette": ("Kludex/starlette", "{v}", "")}
 
 SPECS = (
-    FrameworkSpec(name="starlette", framework="starlette", title="Starlette", interface=ASGI,
+    FrameworkSpec(name="starlette", websocket="WebSocketRoute endpoints (its WebSockets docs): websocket.accept(), then receive() and send_text/send_bytes; /ws/broadcast keeps the worker's sockets in a set",
+                  framework="starlette", title="Starlette", interface=ASGI,
                   factory="servers.apps.starlette_app:create_app",
                   free_threaded=True,
                   details="Starlette's router dispatches to async endpoints, JSONResponse renders per request. "

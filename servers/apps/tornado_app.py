@@ -15,6 +15,11 @@ As tornado's parser owner it answers `/reflect` (any method) with what tornado h
 header fields as request.headers.get_all() gives them (tornado's HTTPHeaders, names normalized) and
 request.body, which tornado has read whole before the handler runs. It answers in prepare(), which
 tornado runs for every method it supports, before the method's own handler.
+
+The WebSocket routes are WebSocketHandler subclasses as tornado's websocket docs write them: on_message writes
+each message back (binary=True for bytes); /ws/broadcast keeps the open handlers in a class-level set, as its chat
+demo keeps its waiters. The framing is tornado's own, its limit the Application setting websocket_max_message_size
+(the contract's 16 MiB over tornado's 10 MiB); check_origin keeps tornado's default (a cross-site Origin: 403).
 """
 from __future__ import annotations
 
@@ -25,12 +30,14 @@ from pathlib import Path
 from types import TracebackType
 
 import tornado.web
+import tornado.websocket
 
 from backends.errors import BackendUnavailable
 from backends.ids import parse_user_id
 from servers.apps import contract, reflection
 from servers.apps.operations import AsyncOperations
 from servers.core.options import Options
+from servers.core.specs import WS_MAX_MESSAGE
 
 log = logging.getLogger(__name__)
 TEMPLATES = Path(__file__).with_name("templates") / "tornado"
@@ -127,6 +134,28 @@ class FortunesHandler(BaseHandler):
         self.render("fortunes.html", fortunes=rows)
 
 
+class EchoSocket(tornado.websocket.WebSocketHandler):
+    def on_message(self, message: str | bytes) -> None:
+        self.write_message(message, binary=isinstance(message, bytes))
+
+
+class BroadcastSocket(tornado.websocket.WebSocketHandler):
+    sockets: set[BroadcastSocket] = set()  # the worker's open /ws/broadcast sockets
+
+    def open(self) -> None:
+        BroadcastSocket.sockets.add(self)
+
+    def on_close(self) -> None:
+        BroadcastSocket.sockets.discard(self)
+
+    def on_message(self, message: str | bytes) -> None:
+        for socket in list(BroadcastSocket.sockets):
+            try:
+                socket.write_message(message, binary=isinstance(message, bytes))
+            except tornado.websocket.WebSocketClosedError:
+                BroadcastSocket.sockets.discard(socket)
+
+
 class NotFoundHandler(BaseHandler):
     def prepare(self) -> None:
         raise tornado.web.HTTPError(404)
@@ -144,7 +173,10 @@ def create_app(options: Options) -> tornado.web.Application:
             (r"/redis/pooled", NameHandler, {"get_name": ops.redis_pooled}),
             (r"/redis/per-request", NameHandler, {"get_name": ops.redis_per_request}),
             (r"/reflect(?:/.*)?", ReflectHandler),
+            (contract.WS_ECHO, EchoSocket),
+            (contract.WS_BROADCAST, BroadcastSocket),
         ],
         default_handler_class=NotFoundHandler,
         template_path=str(TEMPLATES),
+        websocket_max_message_size=WS_MAX_MESSAGE,
     )

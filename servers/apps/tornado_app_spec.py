@@ -2,7 +2,8 @@
 from servers.core.specs import FrameworkSpec
 
 SPECS = (
-    FrameworkSpec(name="tornado", framework="tornado", title="tornado", interface="tornado",
+    FrameworkSpec(name="tornado", websocket="WebSocketHandler subclasses (its websocket docs): on_message writes each message back with binary= as it came",
+                  framework="tornado", title="tornado", interface="tornado",
                   factory="servers.apps.tornado_app:create_app", pip_packages=("tornado",), lesson="tornado",
                   parser_owner=True,
                   code_paths=("tornado/web.py", "tornado/routing.py", "tornado/escape.py"),

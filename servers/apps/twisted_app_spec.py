@@ -2,7 +2,8 @@
 from servers.core.specs import FrameworkSpec
 
 SPECS = (
-    FrameworkSpec(name="twisted", framework="twisted", title="twisted.web", interface="twisted",
+    FrameworkSpec(name="twisted", ws_cannot="twisted.web resources only: its server has no WebSocket protocol",
+                  framework="twisted", title="twisted.web", interface="twisted",
                   factory="servers.apps.twisted_app:create_resource", pip_packages=("twisted",),
                   lesson="twisted-web", parser_owner=True, code_paths=("twisted/web/resource.py", "twisted/web/server.py"),
                   # twisted.web.template: the Element, the XML loader, the stan tags and the flattener

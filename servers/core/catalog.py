@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from backends import drivers, redis_clients
-from servers.core import interpreters, records
+from servers.core import interpreters, records, specs
 from servers.core.cores import usable_cores
-from servers.core.specs import FrameworkSpec, Http2, ServerSpec, Tls
+from servers.core.specs import FrameworkSpec, Http2, ServerSpec, Tls, WebSocket
 
 # Operations of the route contract: name -> path template ({id} is a user id).
 OPERATIONS: dict[str, str] = {
@@ -45,6 +45,12 @@ BACKENDS: tuple[str, ...] = ("mongo", "redis")
 # Each backend's (pooled, per-request) pair of one lookup: what the report compares route for route.
 POOLED_PAIRS: dict[str, tuple[str, str]] = {"mongo": ("mongo-pooled", "mongo-per-request"),
                                             "redis": ("redis-pooled", "redis-per-request")}
+
+
+# The WebSocket routes (docs/websockets.md): served where both the app and what frames its WebSockets can
+# (Entry.ws_ops); loaded by loadtools/wsload, not by the HTTP load tools, so they are not of OPERATIONS.
+WS_OPERATIONS: dict[str, str] = specs.WS_OPERATIONS
+WS_OPS = tuple(WS_OPERATIONS)
 
 
 def family_of(operation: str) -> str | None:
@@ -171,6 +177,21 @@ class Entry:
         return self.server_spec.http2
 
     @property
+    def websocket(self) -> WebSocket:
+        """What frames its WebSockets (the library its app picks, on Go; else its server), or why it cannot."""
+        return self.app_spec.ws_framing or self.server_spec.ws
+
+    @property
+    def ws_ops(self) -> tuple[str, ...]:
+        """The WebSocket operations it serves: both, where its app writes the routes and its framing speaks them."""
+        return WS_OPS if self.websocket.speaks and self.app_spec.websocket else ()
+
+    @property
+    def ws_cannot(self) -> str:
+        """Why it serves no WebSocket route ("" when it does): its framing's reason first, then its app's."""
+        return "" if self.ws_ops else (self.websocket.cannot or self.app_spec.ws_cannot)
+
+    @property
     def dev_only(self) -> bool:
         return DEV_ONLY in self.tags
 
@@ -205,7 +226,8 @@ class Entry:
     def as_dict(self) -> dict:
         return {**asdict(self), "module": self.module, "families": list(self.families),
                 "tls": {k: v for k, v in asdict(self.tls).items() if k != "code_paths"},
-                "http2": {k: v for k, v in asdict(self.http2).items() if k != "code_paths"}}
+                "http2": {k: v for k, v in asdict(self.http2).items() if k != "code_paths"},
+                "websocket": asdict(self.websocket), "ws_ops": list(self.ws_ops), "ws_cannot": self.ws_cannot}
 
 
 def entry_name(app: FrameworkSpec, server: ServerSpec) -> str:
@@ -349,3 +371,12 @@ def parser_owner(entry: Entry) -> Entry:
         return BY_NAME[name]
     except KeyError:
         raise KeyError(f"{entry.name}: its parser owner {name} is not in the catalog") from None
+
+
+def ws_owner(entry: Entry) -> Entry:
+    """The entry whose WebSocket framing stands for `entry`'s: itself where its app picks the library (Go) or its
+    framework is its server (Sanic, tornado); else the server alone, its parser owner (bare_asgi_<server>), since an
+    ASGI or RSGI server frames, reassembles and limits every message before the app sees it."""
+    if entry.app_spec.ws_framing or entry.app_spec.interface == entry.server_spec.name:
+        return entry
+    return parser_owner(entry)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from servers.core import (catalog, catalog_table, caveats_page, compose_model, entry_modules, http2_page,
-                          interpreters, lessons, ports)
+                          interpreters, lessons, ports, websocket_page)
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMAND = "python -m servers.generate"
@@ -135,6 +135,11 @@ def entries_line(entries: list[catalog.Entry]) -> str:
 HTTP2_PAGE = ROOT / "docs" / "http2.md"
 HTTP2_START, HTTP2_END = "<!-- http2-servers:start (written by python -m servers.generate) -->", "<!-- http2-servers:end -->"
 
+# docs/websockets.md's table of what frames each stack's WebSockets (servers/core/websocket_page.py)
+WEBSOCKET_PAGE = ROOT / "docs" / "websockets.md"
+WEBSOCKET_START = "<!-- websocket-framing:start (written by python -m servers.generate) -->"
+WEBSOCKET_END = "<!-- websocket-framing:end -->"
+
 FT_PACKAGES_START = "<!-- free-threaded-packages:start (written by python -m servers.generate) -->"
 FT_PACKAGES_END = "<!-- free-threaded-packages:end -->"
 # each other free-threaded version recorded (records/interpreters/python3.14t.json, ...): a table of its own
@@ -160,6 +165,7 @@ def derived() -> list[Derived]:
     files.append(_spliced(CATALOG_PAGE, CATALOG_START, CATALOG_END, catalog_table.markdown_table))
     files.append(_spliced(CAVEATS_PAGE, CAVEATS_START, CAVEATS_END, caveats_page.markdown))
     files.append(_spliced(HTTP2_PAGE, HTTP2_START, HTTP2_END, http2_page.markdown))
+    files.append(_spliced(WEBSOCKET_PAGE, WEBSOCKET_START, WEBSOCKET_END, websocket_page.markdown))
     files.append(_pyproject())
     files.append(_spliced(ROOT / "mkdocs.yml", NAV_START, NAV_END, nav))
     files.append(_spliced(ROOT / "docs" / "README.md", INDEX_START, INDEX_END, index))

@@ -6,7 +6,7 @@ spec lives here, importable without Go. Echo and Gin are routers on net/http's s
 those entries is net/http. fasthttp is a server of its own whose handlers are not net/http's: it
 speaks its own interface, as Sanic's app and server do.
 """
-from servers.core.specs import ALPN, GO, PRIOR_KNOWLEDGE, Caveat, FrameworkSpec, Http2, ServerSpec, Tls
+from servers.core.specs import WebSocket, ALPN, GO, PRIOR_KNOWLEDGE, Caveat, FrameworkSpec, Http2, ServerSpec, Tls
 
 # Go's TLS is crypto/tls, in the goroutine of each connection; pprof sees its frames (and the crypto under them).
 GO_TLS_PATHS = ("crypto/", "vendor/golang.org/x/crypto/")
@@ -25,8 +25,23 @@ GO_HTTP2 = Http2("Go's x/net/http2, bundled in net/http (h2_bundle.go)", modes=(
                          "golang.org/x/net/http2/h2c's, which RFC 9113 deprecates)",
                  code_paths=("net/http.(*http2", "net/http.http2", "vendor/golang.org/x/net/http2/"))
 
+# WebSockets on Go: net/http and fasthttp frame none themselves; each app's library of choice does, on the connection the
+# server hands over (hijacked), at the contract's 16 MiB by its SetReadLimit (servers/go/internal/wsroutes, cmd/fasthttp/ws.go)
+_HIJACKED = ("{server} frames no WebSockets itself: it hands the hijacked connection to the library the app picks (the "
+             "app's ws_framing)")
+_GO_WS_WHERE = ("in the connection's goroutine, which the handler keeps after the upgrade: the library reads each frame, "
+                "unmasks and reassembles it and the handler writes the message back")
+CODER_WS = WebSocket("coder/websocket", default_max_message=32 << 10, setting="Conn.SetReadLimit, 32 KiB by default",
+                     bad_version=(400, "13"), checks_origin=True,
+                     where=_GO_WS_WHERE, packages=("github.com/coder/websocket",))
+GORILLA_WS = WebSocket("gorilla/websocket", default_max_message=None, setting="Conn.SetReadLimit, no limit by default",
+                       bad_version=(400, "13"), checks_origin=True,
+                       where=_GO_WS_WHERE, packages=("github.com/gorilla/websocket",))
+FASTHTTP_WS = WebSocket("fasthttp/websocket (gorilla's, ported to fasthttp's hijack)", default_max_message=None,
+                        setting="Conn.SetReadLimit, no limit by default", where=_GO_WS_WHERE, checks_origin=True,
+                        packages=("github.com/fasthttp/websocket",))
 SERVER_SPECS = (
-    ServerSpec(name="net/http", interface=GO, serve="", model="goroutines", entry_suffix="",
+    ServerSpec(name="net/http", websocket=WebSocket(cannot=_HIJACKED.format(server="net/http")), interface=GO, serve="", model="goroutines", entry_suffix="",
                description="net/http, a goroutine per connection",
                tls=Tls("Go's crypto/tls", setting="http.Server.ServeTLS (what ListenAndServeTLS runs)",
                        code_paths=GO_TLS_PATHS,
@@ -56,7 +71,7 @@ SERVER_SPECS = (
                               h2spec=("http2/6.5.3/1", "http2/8.1.2.2/1", "http2/8.1.2.2/2",
                                       "~http2/6.9.1/3", "~http2/8.1.2.6/1", "~http2/8.1.2.6/2")),),
                lesson="go-nethttp", code_paths=("net/http.", "net.", "internal/poll.", "bufio.")),
-    ServerSpec(name="fasthttp", interface="fasthttp", serve="", model="goroutines", entry_suffix="",
+    ServerSpec(name="fasthttp", websocket=WebSocket(cannot=_HIJACKED.format(server="fasthttp")), interface="fasthttp", serve="", model="goroutines", entry_suffix="",
                description="its own HTTP server: a pool of reused worker goroutines, a recycled RequestCtx",
                tls=Tls("Go's crypto/tls", setting="fasthttp Server.ServeTLS", code_paths=GO_TLS_PATHS,
                        where="in the worker goroutine that serves the connection: ServeTLS wraps the listener in "
@@ -93,17 +108,21 @@ _ROUTER_ASTERISK = Caveat("go-router-asterisk",
                           effects=('accepts-invalid',))
 
 FRAMEWORK_SPECS = (
-    FrameworkSpec(name="echo", framework="echo", title="Go Echo v4", pip_packages=("github.com/labstack/echo/v4",),
+    FrameworkSpec(name="echo", ws_framing=GORILLA_WS, websocket="an Echo route upgrading with gorilla/websocket's Upgrader on c.Response() (Echo's cookbook)",
+                  framework="echo", title="Go Echo v4", pip_packages=("github.com/labstack/echo/v4",),
                   code_paths=("github.com/labstack/echo/",), combination_caveats=(("net/http", _ROUTER_ASTERISK),),
                   **_COMMON),
-    FrameworkSpec(name="gin", framework="gin", title="Go Gin", pip_packages=("github.com/gin-gonic/gin",),
+    FrameworkSpec(name="gin", ws_framing=GORILLA_WS, websocket="a Gin route upgrading with gorilla/websocket's Upgrader on c.Writer (Gin's examples)",
+                  framework="gin", title="Go Gin", pip_packages=("github.com/gin-gonic/gin",),
                   code_paths=("github.com/gin-gonic/gin",), combination_caveats=(("net/http", _ROUTER_ASTERISK),),
                   # encoding/json, or the codec a build tag picks (sonic, go-json, jsoniter), ugorji's for binding
                   **{**_COMMON, "json_paths": (*GO_JSON, "github.com/bytedance/sonic", "github.com/goccy/go-json",
                                                "github.com/json-iterator/", "github.com/ugorji/go/codec")}),
-    FrameworkSpec(name="nethttp", framework="nethttp", title="Go net/http ServeMux", parser_owner=True,
+    FrameworkSpec(name="nethttp", ws_framing=CODER_WS, websocket="a ServeMux handler calling websocket.Accept, then Reader/Writer per message (coder/websocket's echo example)",
+                  framework="nethttp", title="Go net/http ServeMux", parser_owner=True,
                   code_paths=("net/http.(*ServeMux)", "net/http.(*routingNode)", "net/http.(*pattern)"), **_COMMON),
-    FrameworkSpec(name="fasthttp", framework="fasthttp", title="Go fasthttp", interface="fasthttp", factory="",
+    FrameworkSpec(name="fasthttp", ws_framing=FASTHTTP_WS, websocket="the handler's /ws paths upgrading with fasthttp/websocket's FastHTTPUpgrader",
+                  framework="fasthttp", title="Go fasthttp", interface="fasthttp", factory="",
                   language="go", pip_packages=("github.com/valyala/fasthttp",), parser_owner=True,
                   details="One RequestHandler switches on ctx.Path() (fasthttp has no router) and writes "
                           "encoding/json bodies into the RequestCtx; drivers get their own context, since the "

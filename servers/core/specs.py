@@ -152,6 +152,49 @@ class Http2:
         return tuple(m for m in self.modes if m not in self.default)
 
 
+# WebSockets (RFC 6455, docs/websockets.md): the contract's routes, and its largest message, set wherever the server
+# lets the adapter
+WS_OPERATIONS = {"ws-echo": "/ws/echo", "ws-broadcast": "/ws/broadcast"}
+WS_MAX_MESSAGE = 16 << 20
+
+
+@dataclass(frozen=True)
+class WebSocket:
+    """How a server frames WebSockets for its apps (or, on Go, the library an app picks), read off its installed
+    source, or why it cannot (`cannot`). `max_message` is the largest message the suite's stacks take: the contract's
+    16 MiB where `setting` lets the adapter set it, the server's own where it fixes one; `default_max_message` is what
+    the server takes when nobody sets it (users run defaults), None for no limit at all."""
+
+    library: str = ""  # what reads the frames, unmasks and reassembles them: the catalog's "ws" column
+    max_message: int | None = WS_MAX_MESSAGE
+    default_max_message: int | None = WS_MAX_MESSAGE
+    max_frame: int | None = None  # the largest frame, where it is smaller than the largest message (None : no other)
+    setting: str = ""  # the server's own API the adapter sets the limit with ("" : it cannot be set)
+    pings: str = ""  # the pings it sends by default ("" : none)
+    deflate: bool = False  # it accepts permessage-deflate by default when a client offers it
+    # what it answers a Sec-WebSocket-Version it does not speak: the status and the Sec-WebSocket-Version it names
+    # (RFC 6455 section 4.4 asks for 426 naming 13)
+    bad_version: tuple[int, str | None] = (400, None)
+    checks_origin: bool = False  # it refuses a cross-site Origin by default (403)
+    where: str = ""  # which process and thread frame a message, and how the app is handed it
+    cannot: str = ""  # why it serves no WebSockets ("" when it does)
+    packages: tuple[str, ...] = ()  # distributions that do the framing (their versions describe a WebSocket result)
+
+    def __post_init__(self) -> None:
+        if bool(self.cannot) == bool(self.library):
+            raise ValueError(f"WebSocket({self.library or self.cannot!r}): a library or a reason it cannot, not both")
+
+    @property
+    def speaks(self) -> bool:
+        return not self.cannot
+
+
+# WSGI has no upgrade path: the app answers a request and returns, and the server owns the socket (flask-sock and
+# gevent-websocket take the raw socket out of a server's environ, outside WSGI)
+WSGI_WEBSOCKET = WebSocket(cannot="WSGI has no upgrade path: the app answers a request and returns, the server keeps "
+                                  "the socket (flask-sock and gevent-websocket reach past WSGI for the raw socket)")
+
+
 @dataclass(frozen=True)
 class ServerSpec:
     """One server variant of the catalog (gunicorn's sync, gthread and gevent workers are three)."""
@@ -165,6 +208,8 @@ class ServerSpec:
     entry_suffix: str  # entries are <app>_<suffix>, or <app> alone when "" (a framework's own server)
     tls: Tls  # how it terminates TLS, or why it cannot (every server says)
     http2: Http2  # how it speaks HTTP/2 and in which modes, or why it cannot (every server says)
+    # how it frames WebSockets, or why it cannot (every server but a WSGI one says: WSGI_WEBSOCKET is theirs)
+    websocket: WebSocket | None = None
     workers: int | None = None  # default workers; None: one per usable core
     max_workers: int | None = None  # 1 for a server that runs one process only
     # the fewest it runs as itself: 2 for werkzeug's processes mode (make_server forks only for processes > 1; with
@@ -194,6 +239,13 @@ class ServerSpec:
         unknown = set(self.passes) - set(PASSES)
         if unknown:
             raise ValueError(f"ServerSpec({self.name!r}).passes: {sorted(unknown)} are not of {PASSES}")
+        if self.websocket is None and self.interface != WSGI:
+            raise ValueError(f"ServerSpec({self.name!r}): say how it frames WebSockets, or why it cannot (websocket=)")
+
+    @property
+    def ws(self) -> WebSocket:
+        """How it frames WebSockets, or why it cannot."""
+        return self.websocket or WSGI_WEBSOCKET
 
     @property
     def serve_module(self) -> str:
@@ -243,11 +295,21 @@ class FrameworkSpec:
     # of the servers it runs on: the server alone, where its HTTP/1.1 parsing is observed once for every
     # stack on that server (catalog.parser_owner)
     parser_owner: bool = False
+    # How it serves /ws/echo and /ws/broadcast (docs/websockets.md), as its docs write a WebSocket route, or why it
+    # does not (ws_cannot); a WSGI app needs neither: its servers say why (WSGI_WEBSOCKET)
+    websocket: str = ""
+    ws_cannot: str = ""
+    # The library that frames its WebSockets where the app picks it, not its server (Go: net/http hands the hijacked
+    # connection to the app's library); None: its server's (ServerSpec.websocket)
+    ws_framing: WebSocket | None = None
 
     def __post_init__(self) -> None:
         unknown = {needs for needs, _ in self.caveats} - {"", *PASSES}
         if unknown:
             raise ValueError(f"FrameworkSpec({self.name!r}).caveats: {sorted(unknown)} are not of {PASSES} (or \"\")")
+        if self.websocket and self.ws_cannot or not (self.websocket or self.ws_cannot or self.interface == WSGI):
+            raise ValueError(f"FrameworkSpec({self.name!r}): say how it serves the WebSocket routes (websocket=) "
+                             "or why it does not (ws_cannot=), not both")
 
     @property
     def entry_prefix(self) -> str:
