@@ -150,9 +150,11 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                           "(framework:sanic) forces one reading, !item removes. Default: every entry "
                           "(with --quick: one stack per framework and one Go stack)")
     sel.add_argument("--ops", metavar="OPS",
-                     help=f"comma list of operations ({', '.join(catalog.OPERATIONS)}), families "
-                          "(mongo, redis) or all (default: all; with --target: hello,json). An entry runs "
-                          "only the operations it supports")
+                     help=f"comma list of operations ({', '.join(catalog.OPERATIONS)}; WebSocket: "
+                          f"{', '.join(catalog.WS_OPERATIONS)}, loaded by wsload whatever --tool says, over h1; "
+                          "ws-broadcast on one worker and closed-loop only), families (mongo, redis, ws) or all (the "
+                          "HTTP operations; default: all; with --target: hello,json). An entry runs only the "
+                          "operations it supports")
     sel.add_argument("--preset", metavar="NAME", choices=list(presets.PRESETS),
                      help=f"a named benchmark: {', '.join(presets.PRESETS)} (see `bench.sh presets`); "
                           "options given as well override it")

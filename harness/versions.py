@@ -61,20 +61,22 @@ def venv_versions(interpreter: str) -> dict[str, str]:
 
 
 @functools.lru_cache(maxsize=None)
-def for_entry(name: str, interpreter: str | None = None, http2: bool = False) -> dict[str, str]:
+def for_entry(name: str, interpreter: str | None = None, http2: bool = False, websocket: bool = False) -> dict[str, str]:
     """The versions of what entry NAME runs, on its own interpreter or the one given (the benchmark's axis); with
     http2, of its server's HTTP/2 framing packages too (Http2.packages: h2, hpack, hyperframe, zttp, ...), which an
-    HTTP/1.1 run does not use."""
+    HTTP/1.1 run does not use; with websocket, of what frames its WebSockets (WebSocket.packages: websockets,
+    wsproto, autobahn, a Go library)."""
     key = interpreter or catalog.get(name).interpreter
     entry = catalog.on_interpreter(catalog.get(name), key)
-    packages = (*entry.packages, *(entry.http2.packages if http2 else ()))
+    packages = tuple(dict.fromkeys((*entry.packages, *(entry.http2.packages if http2 else ()),
+                                    *(entry.websocket.packages if websocket else ()))))
     if entry.language == "python" and interpreters.get(key).venv is not None:
         installed = venv_versions(key)
         return {k: installed[k] for k in ("python", *packages) if k in installed}
     if entry.language == "go":
         requires = go_mod_requires()
         versions = {"go": go_version()}
-        for module in entry.packages:
+        for module in packages:
             if module in requires:
                 versions[module] = requires[module]
         return {k: v for k, v in versions.items() if v}

@@ -12,10 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from loadtools.base import LoadSpec, Tool, Unsupported
 from loadtools.measurement import ERROR_KINDS, Measurement
+from loadtools.openloop import StepMeasurement
 from processes import gobuild
 from processes.bounded import run_bounded
 
@@ -77,6 +80,7 @@ class WsResult:
     received_per_s: float
     combined_per_s: float  # sent + received per second, granian's broadcast figure
     connects_per_s: float = 0.0
+    completed_all: int = 0  # echo and echo-rate: echoes matched over the whole run, the warm-up included
     cpu_s: float = 0.0  # the tool's own CPU, user + system
     # the measured window's CPU per message sent or received in it: a core of the tool moves about 1e6 / this a second
     cpu_per_message_us: float = 0.0
@@ -111,11 +115,100 @@ def parse(stdout: str) -> WsResult:
         duration_s=data["duration_s"], connected=data["connected"], sent=data["sent"], received=data["received"],
         completed=data["completed"], lost=data["lost"], per_s=data["per_s"], sent_per_s=data["sent_per_s"],
         received_per_s=data["received_per_s"], combined_per_s=data["combined_per_s"],
-        connects_per_s=data.get("connects_per_s", 0.0), cpu_s=data.get("cpu_s", 0.0),
+        connects_per_s=data.get("connects_per_s", 0.0), completed_all=data.get("completed_all", 0),
+        cpu_s=data.get("cpu_s", 0.0),
         cpu_per_message_us=data.get("cpu_per_message_us", 0.0), latency_ms=data.get("latency_ms") or {},
         connect_ms=data.get("connect_ms") or {}, send_lag_ms=data.get("send_lag_ms") or {},
         errors=data.get("errors") or {}, close_codes=data.get("close_codes") or {},
         error_samples=data.get("error_samples") or [])
+
+
+def step_measurement(r: WsResult, rate: float) -> StepMeasurement:
+    """An echo-rate run as one step of the capacity ramp (loadtools/openloop.py's StepMeasurement): an echo is a
+    request, its latency counted from its scheduled send (wsload does so), a wrong echo an answer that failed, an echo
+    owed and never seen a timeout; how late the sender fell behind is the pacer's lag."""
+    mismatch = r.errors.get("mismatch", 0)
+    errors = {kind: count for kind in ERROR_KINDS if (count := r.errors.get(kind, 0))}
+    if r.lost:
+        errors["timeout"] = errors.get("timeout", 0) + r.lost
+    latency = {key: r.latency_ms.get(key) for key in ("p50", "p90", "p95", "p99", "p99.9")}
+    return StepMeasurement(offered_rate=rate, seconds=r.duration_s, sent=r.sent, total_completed=r.completed_all,
+                           completed=r.completed + mismatch, ok=r.completed, non_2xx=mismatch, errors=errors,
+                           error_samples=r.error_samples[:5], latency_ms=latency, mean_ms=r.latency_ms.get("mean"),
+                           max_ms=r.latency_ms.get("max"), send_lag_p99_ms=r.send_lag_ms.get("p99"),
+                           send_lag_max_ms=r.send_lag_ms.get("max"))
+
+
+def ws_url(base_url: str, path: str) -> str:
+    """The ws:// URL of a route of a server the benchmark knows by its http:// base URL."""
+    return "ws" + base_url.removeprefix("http") + path
+
+
+class WsLoad(Tool):
+    """wsload as the benchmark's tool of a WebSocket operation's closed-loop runs (the HTTP tools cannot load
+    them): /ws/echo with one message in flight per connection (HttpArena's echo-ws), or at --rate (echo-rate),
+    /ws/broadcast with each connection a client; an echo, or a delivery, is a request of the result."""
+
+    name = binary_name = "wsload"
+    install = "built from loadtools/wsload by ./setup.sh (processes/gobuild.py)"
+    supports_close = False
+    supports_rate = True  # echo-rate
+
+    def binary(self) -> str:
+        return str(binary())
+
+    def version(self) -> str:
+        return WsOpenLoop.version()
+
+    def check(self, spec: LoadSpec) -> None:
+        super().check(spec)
+        if spec.rate and spec.path.endswith("/ws/broadcast"):
+            raise Unsupported("wsload's broadcast is closed-loop: each client sends once its own message came back")
+
+    def ws_spec(self, spec: LoadSpec) -> WsSpec:
+        mode = "broadcast" if spec.path.endswith("/ws/broadcast") else "echo-rate" if spec.rate else "echo"
+        return WsSpec(url=ws_url(spec.base_url, spec.path), mode=mode, conns=spec.connections, size=MESSAGE_BYTES,
+                      duration_s=spec.duration_s, rate=spec.rate, timeout_s=spec.timeout_s)
+
+    def command(self, spec: LoadSpec) -> list[str]:
+        return self.ws_spec(spec).argv(self.binary())
+
+    def time_limit(self, spec: LoadSpec) -> float:
+        return self.ws_spec(spec).time_limit()
+
+    def parse(self, raw: dict[str, str]) -> Measurement:
+        return parse(raw["stdout"]).measurement()
+
+
+# The open loop's connections: each carries rate / OPEN_LOOP_CONNECTIONS echoes a second, its own reader matching them
+OPEN_LOOP_CONNECTIONS = 64
+MESSAGE_BYTES = 32  # the benchmark's echo message (HttpArena's echo-ws sends small messages too)
+
+
+class WsOpenLoop:
+    """wsload's echo-rate as the capacity ramp's open-loop step of a WebSocket operation, the counterpart of
+    loadtools/openloop.py's vegeta steps for HTTP: command, time limit, and the step's measurement."""
+
+    name = "wsload"
+    verifies_certificate = False
+
+    @staticmethod
+    def version() -> str:
+        """The project's tool, by the WebSocket library its go.mod pins (what a result records as the tool's version)."""
+        pinned = re.search(r"github\.com/coder/websocket (v\S+)", (SOURCE / "go.mod").read_text())
+        return f"wsload (coder/websocket {pinned.group(1) if pinned else 'unknown'})"
+
+    @staticmethod
+    def spec(base_url: str, path: str, rate: float, duration_s: float, warmup_s: float, timeout_s: float) -> WsSpec:
+        return WsSpec(url=ws_url(base_url, path), mode="echo-rate", conns=OPEN_LOOP_CONNECTIONS, size=MESSAGE_BYTES,
+                      duration_s=duration_s, warmup_s=warmup_s, rate=rate, timeout_s=timeout_s)
+
+    def command(self, spec: WsSpec) -> list[str]:
+        return spec.argv(str(binary()))
+
+    @staticmethod
+    def measure(stdout: str, rate: float) -> StepMeasurement:
+        return step_measurement(parse(stdout), rate)
 
 
 def binary(force: bool = False) -> Path:

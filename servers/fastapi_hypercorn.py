@@ -22,6 +22,11 @@ H2Protocol (hypercorn/protocol/h2.py) feeds each read to h2's H2Connection and r
 a task of the connection's task group, so the app calls of one connection's streams run concurrently
 on that loop (100 at most: h2_max_concurrent_streams).
 
+Caveat: WebSockets: on SIGTERM Hypercorn cancels each open socket's app and sends close 1011
+(Internal Error) where RFC 6455 section 7.4.1 has 1001 (Going Away) for a server going down; on a
+busy machine some sockets end without a close frame (1006) instead (56 of 100 in one run of 4 beside
+the default suite): timing-dependent.
+
 Caveat: HTTP/1.1: Hypercorn (h11) keeps the connection after Content-Length with Transfer-Encoding,
 serves a bare CR and NUL in a chunk extension, HTTP/2.0 request lines and lower-case methods, `GET
 *` and the authority-form, switches to HTTP/2 on an h2c upgrade and on the HTTP/2 preface (a front

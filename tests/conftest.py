@@ -152,16 +152,15 @@ def private_backends(tmp_path_factory):
     local.stop_all()
 
 
-@pytest.fixture(scope="session")
-def running(backends):
-    """running(name) -> that entry's server, started once (again if it died); the worker keeps the last
-    SERVERS_KEPT stacks' servers running, since its tests come grouped by stack."""
+def _kept_servers(backends, args: list[str]):
+    """get(name) -> that entry's server started with these flags, once (again if it died), the last SERVERS_KEPT
+    stacks' kept running; then, at the end, every one stopped."""
     servers: OrderedDict[str, ServerProcess] = OrderedDict()
 
     def get(name: str) -> ServerProcess:
         server = servers.get(name)
         if server is None or server.proc.poll() is not None:
-            server = servers[name] = ServerProcess(name, backend_args(backends), backends=backends).start()
+            server = servers[name] = ServerProcess(name, [*backend_args(backends), *args], backends=backends).start()
             while len(servers) > SERVERS_KEPT:
                 servers.popitem(last=False)[1].stop()
         servers.move_to_end(name)
@@ -170,6 +169,19 @@ def running(backends):
     yield get
     for server in servers.values():
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def running(backends):
+    """running(name) -> that entry's server, started once (again if it died); the worker keeps the last
+    SERVERS_KEPT stacks' servers running, since its tests come grouped by stack."""
+    yield from _kept_servers(backends, [])
+
+
+@pytest.fixture(scope="session")
+def running_one_worker(backends):
+    """running(name) with --workers 1: one process takes every connection (a WebSocket broadcast's clients)."""
+    yield from _kept_servers(backends, ["--workers", "1"])
 
 
 @pytest.fixture

@@ -16,7 +16,6 @@ caveats: daphne's and granian's) has them as expected failures (tests/caveats.py
 from __future__ import annotations
 
 import http.client
-from collections import OrderedDict
 from contextlib import ExitStack
 
 import pytest
@@ -24,7 +23,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from backends import redis_clients
-from serverproc import ServerProcess, backend_args
+from serverproc import ServerProcess
 from servers.core import catalog
 from wsgrid import frames
 
@@ -32,37 +31,16 @@ from wsgrid import frames
 WS_STACKS = [e.name for e in catalog.ENTRIES if e.ws_ops and not e.free_threaded
              and e.mongo_driver == e.app_spec.mongo_driver and e.redis_client == redis_clients.DEFAULT]
 OWNERS = [name for name in WS_STACKS if catalog.ws_owner(catalog.get(name)).name == name]
-KEPT = 2  # servers a pytest worker keeps running (its tests come grouped by stack)
-
-
-@pytest.fixture(scope="session")
-def one_worker(backends):
-    """one_worker(name) -> that stack's server with --workers 1, started once (again if it died)."""
-    started: OrderedDict[str, ServerProcess] = OrderedDict()
-
-    def get(name: str) -> ServerProcess:
-        server = started.get(name)
-        if server is None or server.proc.poll() is not None:
-            server = started[name] = ServerProcess(name, [*backend_args(backends), "--workers", "1"],
-                                                   backends=backends).start()
-            while len(started) > KEPT:
-                started.popitem(last=False)[1].stop()
-        started.move_to_end(name)
-        return server
-
-    yield get
-    for server in started.values():
-        server.stop()
 
 
 @pytest.fixture(params=WS_STACKS)
-def stack(request, one_worker) -> ServerProcess:
-    return one_worker(request.param)
+def stack(request, running_one_worker) -> ServerProcess:
+    return running_one_worker(request.param)
 
 
 @pytest.fixture(params=OWNERS)
-def owner(request, one_worker) -> ServerProcess:
-    return one_worker(request.param)
+def owner(request, running_one_worker) -> ServerProcess:
+    return running_one_worker(request.param)
 
 
 def ws_url(server: ServerProcess, path: str) -> str:

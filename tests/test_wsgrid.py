@@ -1,6 +1,8 @@
 """The WebSocket probe bed (wsgrid/): its two servers answer a legitimate client alike and differ where the
 probes look (the default suite), and each attack probe judges the faulty server degraded or down and the correct
-one held (`-m wsgrid`, about 2 minutes): a probe that could not tell them apart would not be in the grid."""
+one held (`-m wsgrid`, about 2 minutes): a probe that could not tell them apart would not be in the grid. Then the
+grid's records (wsgrid/grid.py): every framing owner with every probe pinned on its installed versions, and
+docs/websockets.md's table written from them."""
 from __future__ import annotations
 
 import http.client
@@ -10,11 +12,13 @@ import sys
 import pytest
 from websockets.sync.client import connect
 
-from h2grid.judge import DEGRADED, DOWN, HELD, summary
+from harness import versions
+from h2grid.judge import DEGRADED, DOWN, HELD, Judgement, summary
 from processes.ports import free_port
 from processes.tree import stop
 from serverproc import ROOT
-from wsgrid import frames, probes, runner
+from servers.core import derived
+from wsgrid import frames, grid, probes, runner
 from wsgrid.server import LIMIT, MODES
 
 
@@ -61,3 +65,31 @@ def test_the_probe_tells_the_faulty_server_from_the_correct_one(name):
     assert faulty.exercised and correct.exercised, (faulty.sent, correct.sent)
     assert faulty.judgement.outcome in (DEGRADED, DOWN), summary(faulty.judgement)
     assert correct.judgement.outcome == HELD, summary(correct.judgement)
+
+
+# ------------------------------------------------------------------ the grid's records (no server)
+
+
+@pytest.mark.parametrize("owner", grid.owners())
+def test_every_owner_has_every_probe_recorded_on_its_installed_versions(owner):
+    data = grid.pinned(owner)
+    assert data, f"{owner}: no WebSocket probe record (python -m wsgrid grid --stack {owner} --record)"
+    assert set(data["probes"]) == set(probes.PROBES) and data["complete"], sorted(data["probes"])
+    installed = versions.for_entry(owner, websocket=True)
+    moved = {k: (v, installed.get(k)) for k, v in data["versions"].items() if installed.get(k) != v}
+    assert not moved, f"{owner}: recorded on other versions than installed (recorded, installed): {moved}"
+    for name, pin in data["probes"].items():
+        assert pin["outcome"] in (HELD, DEGRADED, DOWN, grid.NOT_EXERCISED), (name, pin)
+
+
+def test_an_exercised_probe_is_never_pinned_from_an_unexercised_run():
+    """A probe that did not reach its path is "not exercised" whatever the judge said (it saw no attack)."""
+    result = runner.ProbeResult("deflate-bomb", Judgement(HELD, ["all answers within 2 s"]),
+                                {"ending": "not exercised: the server refused permessage-deflate"})
+    assert grid.summary(result)["outcome"] == grid.NOT_EXERCISED
+
+
+def test_the_docs_table_is_the_records():
+    text = (ROOT / "docs" / "websockets.md").read_text()
+    assert derived.splice(text, grid.DOCS_START, grid.DOCS_END, grid.markdown(), ROOT) == text, \
+        "docs/websockets.md's probe table differs from the records: python -m wsgrid docs"

@@ -230,19 +230,21 @@ def capacities(results: list, mode: str = "capacity") -> list[Capacity]:
     return out
 
 
-def tool_limit(results: list, protocol: str = "h1", cores: int | None = None) -> float | None:
+def tool_limit(results: list, protocol: str = "h1", cores: int | None = None, operation: str | None = None) -> float | None:
     """The load tool's own limit on a protocol (and, where given, with the server on that many cores: the
-    cores axis) in this run: its calibration ramp's capacity (None: not measured)."""
+    cores axis; and against that calibration operation: hello for vegeta, ws-echo for wsload) in this run: its
+    calibration ramp's capacity (None: not measured)."""
     cal = [c for c in capacities(results, mode="calibration")
-           if c.protocol == protocol and (cores is None or c.server_cores == cores)]
+           if c.protocol == protocol and (cores is None or c.server_cores == cores)
+           and (operation is None or c.operation == operation)]
     values = [c.capacity for c in cal if c.capacity]
     return max(values) if values else None
 
 
-def tool_limits(results: list) -> dict[tuple[str, int | None], float | None]:
-    """(protocol, server cores) -> the load tool's own limit measured there."""
-    measured = dict.fromkeys((c.protocol, c.server_cores) for c in capacities(results, mode="calibration"))
-    return {(protocol, cores): tool_limit(results, protocol, cores) for protocol, cores in measured}
+def tool_limits(results: list) -> dict[tuple[str, int | None, str], float | None]:
+    """(protocol, server cores, calibration operation) -> the load tool's own limit measured there."""
+    measured = dict.fromkeys((c.protocol, c.server_cores, c.operation) for c in capacities(results, mode="calibration"))
+    return {key: tool_limit(results, *key) for key in measured}
 
 
 def common_rate(group: list[Capacity]) -> float | None:

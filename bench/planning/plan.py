@@ -21,7 +21,7 @@ from bench.capacity import search
 from harness import pinning
 from harness import protocols as protocol_axis
 from servers.adapters.sizing import THREADS_PER_WORKER
-from loadtools import DEFAULT_TOOL
+from loadtools import DEFAULT_TOOL, WS_TOOL
 
 DEFAULT_CONNECTIONS = (defaults.CONNECTIONS,)
 DEFAULT_DURATION_S = defaults.DURATION_S
@@ -327,31 +327,47 @@ def build(settings: Settings, entries: list[Entry] | None = None) -> Plan:
             axis["server_options"] = (("threads", threads),)
             notes.append(f"{threads} pool threads in its one process: {THREADS_PER_WORKER} per core, as each "
                          f"process of the GIL side has on its own core")
-        runs = []
+        runs, broadcast = [], []
         for op in settings.ops:
-            if op not in entry.ops:
-                plan.skipped.append(f"{entry.name} {op}: not an operation of this entry")
+            if op not in entry.ops and op not in entry.ws_ops:
+                why = entry.ws_cannot if op in catalog.WS_OPERATIONS else "not an operation of this entry"
+                plan.skipped.append(f"{entry.name} {op}: {why}")
+                continue
+            websocket = op in catalog.WS_OPERATIONS
+            if websocket and protocol != protocol_axis.DEFAULT:
+                plan.skipped.append(f"{entry.name} {op}: its WebSockets are measured over {protocol_axis.DEFAULT} only")
                 continue
             if settings.capacity_only:
                 continue
-            for keepalive in settings.keepalive:
+            for keepalive in (True,) if websocket else settings.keepalive:  # a socket stays open: no --close
                 for connections, rate in loads:
                     for repeat in range(settings.repeat):
-                        runs.append(RunSpec(
-                            entry=entry, operation=op, path=catalog.OPERATIONS[op], tool=settings.tool,
+                        (broadcast if op == "ws-broadcast" else runs).append(RunSpec(
+                            entry=entry, operation=op, path=catalog.path_of(op),
+                            tool=WS_TOOL if websocket else settings.tool,
                             connections=connections, threads=settings.threads, rate=rate,
                             keepalive=keepalive, duration_s=settings.duration_s, requests=settings.requests,
-                            repeat=repeat, repeats=settings.repeat, workers=workers, streams=settings.streams,
+                            repeat=repeat, repeats=settings.repeat,
+                            workers=1 if op == "ws-broadcast" else workers, streams=settings.streams,
                             **axis))
         for op in settings.capacity_ops:
-            if op in entry.ops and op in settings.ops:
-                runs += [RunSpec(entry=entry, operation=op, path=catalog.OPERATIONS[op], tool="vegeta",
+            if op == "ws-broadcast" and op in entry.ws_ops and op in settings.ops:
+                plan.skipped.append(f"{entry.name} {op}: no capacity ramp (wsload's broadcast is closed-loop: "
+                                    "each client sends once its own message came back); closed-loop runs only")
+            elif (op in entry.ops or op in entry.ws_ops) and op in settings.ops and \
+                    (op not in catalog.WS_OPERATIONS or protocol == protocol_axis.DEFAULT):
+                runs += [RunSpec(entry=entry, operation=op, path=catalog.path_of(op),
+                                 tool=WS_TOOL if op in catalog.WS_OPERATIONS else "vegeta",
                                  connections=0, threads=None, rate=None, keepalive=True,
                                  duration_s=settings.ramp.step_s, requests=None, repeat=repeat,
                                  repeats=settings.repeat, workers=workers, mode="capacity", **axis)
                          for repeat in range(settings.repeat)]
         if runs:
             plan.entries.append(EntryPlan(entry, workers, runs, notes, protocol, interpreter, cores))
+        if broadcast:  # every client must meet every other in one worker's set of sockets
+            plan.entries.append(EntryPlan(entry, 1, broadcast, [*notes, "ws-broadcast on one worker: a broadcast "
+                                          "reaches the clients of the worker that received it"],
+                                          protocol, interpreter, cores))
     plan.not_isolated = isolation(settings, bool(plan.backends()),
                                   any(catalog.backend_of(run.operation) for run in plan.runs))
     return plan

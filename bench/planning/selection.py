@@ -63,20 +63,26 @@ def select_entries(spec: str | list[str]) -> list[Entry]:
     return [e for e in catalog.ENTRIES if e.name in chosen]
 
 
+WS_FAMILY = "ws"  # --ops ws: both WebSocket operations (not in "all": their load is wsload's, not the HTTP tool's)
+
+
 def select_ops(spec: str | list[str] | None) -> list[str]:
-    """Operation names in contract order from names, families (hello, mongo, redis) or all."""
+    """Operation names in contract order from names, families (hello, mongo, redis, ws) or all (the HTTP ones)."""
     items = [i.strip() for i in (spec.split(",") if isinstance(spec, str) else (spec or ["all"])) if i.strip()]
     wanted: set[str] = set()
     for item in items:
         if item == "all":
             wanted |= set(catalog.ALL_OPS)
-        elif item in catalog.OPERATIONS:
+        elif item in catalog.OPERATIONS or item in catalog.WS_OPERATIONS:
             wanted.add(item)
         elif item in catalog.FAMILIES:
             wanted |= set(catalog.FAMILIES[item])
+        elif item == WS_FAMILY:
+            wanted |= set(catalog.WS_OPS)
         else:
-            raise ValueError(f"--ops: unknown operation {item!r} (operations: {', '.join(catalog.OPERATIONS)}; "
-                             f"families: {', '.join(catalog.FAMILIES)}; or all)")
-    return [op for op in catalog.OPERATIONS if op in wanted]
+            raise ValueError(f"--ops: unknown operation {item!r} (operations: "
+                             f"{', '.join((*catalog.OPERATIONS, *catalog.WS_OPERATIONS))}; families: "
+                             f"{', '.join((*catalog.FAMILIES, WS_FAMILY))}; or all, the HTTP operations)")
+    return [op for op in (*catalog.OPERATIONS, *catalog.WS_OPERATIONS) if op in wanted]
 
 

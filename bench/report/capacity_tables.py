@@ -261,12 +261,16 @@ def context(report) -> list[str]:
     """Lines for the report's header: the SLO, the tool's own limit."""
     if not report.capacities:
         return []
+    websocket = any(c.operation in catalog.WS_OPERATIONS for c in report.capacities)
     lines = [f"- capacity SLO: {report.capacities[0].slo.describe()}; open loop with vegeta (a fixed pool of "
-             "workers), latency from each request's intended send time"]
-    limits = report.tool_limits or {("h1", None): None}
-    several = len({cores for _, cores in limits}) > 1
-    for (protocol, cores), limit in limits.items():
+             "workers)" + ("; WebSocket echoes with wsload's echo-rate (64 connections)" if websocket else "") +
+             ", latency from each request's intended send time"]
+    limits = report.tool_limits or {("h1", None, "hello"): None}
+    several = len({cores for _, cores, _ in limits}) > 1
+    for (protocol, cores, operation), limit in limits.items():
         where = protocol + (f", the server on {cores} core{'s' if cores > 1 else ''}" if several and cores else "")
-        lines.append(f"- load tool's own limit on {where}: {limit:,.0f}/s held against Go net/http hello; cells "
-                     "above it are void" if limit else f"- load tool's own limit on {where}: not measured")
+        tool = "wsload" if operation in catalog.WS_OPERATIONS else "vegeta"
+        lines.append(f"- load tool's own limit on {where} ({tool}): {limit:,.0f}/s held against Go net/http "
+                     f"{operation}; cells above it are void" if limit else
+                     f"- load tool's own limit on {where} ({tool}): not measured")
     return lines

@@ -269,7 +269,8 @@ class Report:
     # operation every stack held (where the cost per request is compared), the load tool's own limit
     capacities: tuple[Capacity, ...] = ()
     common_rates: dict[str, float | None] = field(default_factory=dict)
-    tool_limits: dict[tuple[str, int | None], float | None] = field(default_factory=dict)  # (protocol, server cores) -> the tool's own limit
+    # (protocol, server cores, calibration operation) -> the tool's own limit
+    tool_limits: dict[tuple[str, int | None, str], float | None] = field(default_factory=dict)
     answers: tuple[Answer, ...] = ()  # the report's opening: per operation (and protocol), the stacks ranked by capacity
     foreign: tally.ForeignLoad | None = None  # what other processes took of the machine, and what it cost
     protocol_costs: tuple[ProtocolCost, ...] = ()  # each stack on h1 and on another protocol, side by side

@@ -21,14 +21,22 @@ from bench.capacity.search import Outcome, Slo
 from bench.planning.plan import RunSpec
 from bench.run.steps import Steps, Target
 from bench.schema import Result
+from loadtools import ws
 from loadtools.base import ToolMissing
 from harness import protocols
 from harness.entry import EntryFailed, EntryProcess
+from processes import gobuild
 from processes.ports import free_port
 from servers.core import catalog
 
 CALIBRATION_ENTRY = "nethttp"  # the fastest trivial server of the catalog (Go net/http, hello)
 CALIBRATION_OP = "hello"
+WS_CALIBRATION_OP = "ws-echo"  # a WebSocket operation's tool (wsload) against net/http's coder/websocket echo
+
+
+def limit_key(run: RunSpec) -> tuple:
+    """Which calibration a step is held to: its protocol, its placement, and whether its tool is wsload."""
+    return run.protocol, run.cores, run.operation in catalog.WS_OPERATIONS
 
 
 class Ramper:
@@ -36,32 +44,38 @@ class Ramper:
         self.steps = steps
         self.slo = slo
         self.ramp_settings = ramp
-        self.limits: dict[tuple, float | None] = {}  # (protocol, cores) -> the tool's own limit there, once calibrated
+        self.limits: dict[tuple, float | None] = {}  # limit_key -> the tool's own limit there, once calibrated
 
     def _vegeta_missing(self, run: RunSpec, target: Target) -> Result | None:
         try:
-            self.steps.openloop.vegeta.binary()
-        except ToolMissing as exc:
+            if run.operation in catalog.WS_OPERATIONS:
+                ws.binary()  # built from loadtools/wsload when missing
+            else:
+                self.steps.openloop.vegeta.binary()
+        except (ToolMissing, gobuild.GoBuildError) as exc:
             return self.steps.failed(run, str(exc), target)
         return None
 
-    def calibrate(self, protocol: str = protocols.DEFAULT, cores: int | None = None) -> list[Result]:
+    def calibrate(self, protocol: str = protocols.DEFAULT, cores: int | None = None, websocket: bool = False) -> list[Result]:
         """The tool's own limit on a protocol and placement (the steps' current pinning: `cores` server cores):
         a ramp against Go net/http's hello served so, mode "calibration" (over TLS the tool's handshakes and
-        record crypto cost it CPU too; with fewer cores of its own, the tool sends less)."""
+        record crypto cost it CPU too; with fewer cores of its own, the tool sends less); for a WebSocket operation
+        wsload's, against net/http's /ws/echo."""
         entry, ledger, note = catalog.get(CALIBRATION_ENTRY), self.steps.ledger, self.steps.progress.note
-        where = f"{protocol}" + (f", {cores} server core{'s' if cores > 1 else ''}" if cores else "")
+        op = WS_CALIBRATION_OP if websocket else CALIBRATION_OP
+        where = f"{protocol}" + (f", {cores} server core{'s' if cores > 1 else ''}" if cores else "") + \
+            (", WebSocket echo (wsload)" if websocket else "")
         server = EntryProcess(entry.name, ["--port", str(free_port()), *protocols.get(protocol).server_flags()],
                               ledger.out / "logs" / f"calibration-{protocol}{f'-{cores}cores' if cores else ''}.log",
                               prefix=ledger.pinning.server_prefix())
-        note(f"measuring the load tool's own limit on {where}: a ramp against {entry.name} {CALIBRATION_OP} ...")
+        note(f"measuring the load tool's own limit on {where}: a ramp against {entry.name} {op} ...")
         try:
             server.start()
         except (EntryFailed, OSError) as exc:
             note(f"no tool limit measured ({exc}): cells are not checked against it", "yellow")
             return []
-        run = RunSpec(entry=entry, operation=CALIBRATION_OP, path=catalog.OPERATIONS[CALIBRATION_OP],
-                      tool="vegeta", connections=0, threads=None, rate=None, keepalive=True,
+        run = RunSpec(entry=entry, operation=op, path=catalog.path_of(op),
+                      tool="wsload" if websocket else "vegeta", connections=0, threads=None, rate=None, keepalive=True,
                       duration_s=self.ramp_settings.step_s, requests=None, repeat=0, repeats=1, workers=None,
                       mode="capacity", protocol=protocol, cores=cores)
         try:
@@ -69,7 +83,7 @@ class Ramper:
         finally:
             server.stop()
         held = [r.rate for r in results if r.slo_held and not r.void_reasons and not r.superseded]
-        self.limits[(protocol, cores)] = limit = max(held) if held else None
+        self.limits[limit_key(run)] = limit = max(held) if held else None
         if limit:
             note(f"load tool limit on {where}: {limit:,.0f}/s held against {entry.name} "
                  f"(steps above it are not run; cells there would be void)")
@@ -83,7 +97,7 @@ class Ramper:
         if missing is not None:
             return [missing]
         results: list[Result] = []
-        limit = None if mode == "calibration" else self.limits.get((run.protocol, run.cores))
+        limit = None if mode == "calibration" else self.limits.get(limit_key(run))
 
         def measure(rate: float, phase: str) -> Outcome:
             result = self.measure(run, target, rate, phase, mode, limit, results)
@@ -131,5 +145,5 @@ class Ramper:
         if missing is not None:
             return [missing]
         results: list[Result] = []
-        self.measure(run, target, run.rate, "cost", "cost", self.limits.get((run.protocol, run.cores)), results)
+        self.measure(run, target, run.rate, "cost", "cost", self.limits.get(limit_key(run)), results)
         return results

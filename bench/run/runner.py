@@ -20,7 +20,7 @@ from bench.planning.plan import Plan, RunSpec
 from bench.run import verify
 from bench.run.ceiling import Ceilings
 from bench.run.progress import Progress
-from bench.run.ramper import Ramper
+from bench.run.ramper import Ramper, limit_key
 from bench.run.steps import Ledger, StepSettings, Steps, Target, fixed_id, load_spec
 from bench.schema import Result
 from harness import machine, pinning, protocols
@@ -94,10 +94,10 @@ class Runner:
             steps = Steps(self.step_settings, ledger, self.progress, probe=probe, ceilings=Ceilings(urls, s.users, self.progress.note),
                           backend_urls=urls, backend_pids=session.pids)
             ramper = Ramper(steps, search.Slo.parse(s.slo), s.ramp)
-            for protocol, cores in dict.fromkeys((run.protocol, run.cores) for run in self.plan.runs if run.mode):
-                # the tool's own limit on each protocol (TLS costs the tool too) and placement (its cores)
+            for protocol, cores, websocket in dict.fromkeys(limit_key(run) for run in self.plan.runs if run.mode):
+                # the tool's own limit on each protocol (TLS costs the tool too), placement (its cores) and tool
                 self.place(steps, cores)
-                ramper.calibrate(protocol, cores)
+                ramper.calibrate(protocol, cores, websocket)
             for runs, notes in self.stints(steps, backend_failure):
                 self.run_entry(steps, ramper, runs, notes)
             foreign = tally.foreign_load(ledger.results)

@@ -28,7 +28,8 @@ from harness import pinning, protocols, versions
 from harness.entry import EntryProcess
 from loadtools import LoadSpec, Tool
 from loadtools import get as get_tool
-from loadtools.openloop import OpenLoop, parse_csv
+from loadtools.openloop import OpenLoop, StepMeasurement, parse_csv
+from loadtools.ws import WsLoadError, WsOpenLoop, ws_url
 from processes.bounded import run_bounded
 from servers.core import catalog
 from servers.core.cores import usable_cores
@@ -130,7 +131,15 @@ class Steps:
         self.backend_urls = dict(backend_urls or {})
         self.backend_pids = backend_pids  # () -> pids of the local backends: their CPU is not foreign
         self.openloop = OpenLoop()
+        self.ws_loop = WsOpenLoop()  # the open loop of a WebSocket operation (wsload echo-rate)
         self._vegeta_version = ""
+        self._tools: dict[str, Tool] = {self.tool.name: self.tool}
+
+    def tool_of(self, run: RunSpec) -> Tool:
+        """The tool of a closed-loop run: the session's, or wsload for a WebSocket operation (RunSpec.tool)."""
+        if run.tool not in self._tools:
+            self._tools[run.tool] = get_tool(run.tool)
+        return self._tools[run.tool]
 
     # -- the common parts of a step ------------------------------------------------------------
     def _begin(self, run: RunSpec, description: str, target: Target) -> Result:
@@ -141,7 +150,7 @@ class Steps:
     def result(self, run: RunSpec, target: Target) -> Result:
         """A Result with the facts of run's stack and session, nothing measured yet."""
         entry, s, ledger, server = run.entry, self.settings, self.ledger, target.server
-        tool = get_tool(run.tool) if run.tool != self.tool.name else self.tool
+        tool = self.tool_of(run)
         threads = tool.threads(load_spec(s.load, run, target.base_url, "facts", ledger.out / "work"))
         backend = catalog.backend_of(run.operation)
         where = pinning.placement(ledger.pinning.as_dict(), [b for b in catalog.BACKENDS if self.backend_urls.get(b)],
@@ -154,7 +163,8 @@ class Steps:
             interpreter=run.interpreter, interpreter_facts=server.interpreter_facts() if server is not None else {},
             server_cores=run.cores or (len(ledger.pinning.server_cpus) if ledger.pinning.enabled
                                        and ledger.pinning.server_cpus else usable_cores()),
-            operation=run.operation, path=run.path, tool=run.tool, tool_version=ledger.tool_version,
+            operation=run.operation, path=run.path, tool=run.tool,
+            tool_version=ledger.tool_version if tool is self.tool else tool.version(),
             connections=run.connections if not run.rate else None, streams=run.streams if not run.rate else None,
             threads=threads, rate=run.rate, loop=run.loop, keepalive=run.keepalive, protocol=run.protocol,
             tls_verified=tool.verifies_certificate if protocols.get(run.protocol).tls else None,
@@ -211,43 +221,44 @@ class Steps:
         return result
 
     def warm_up(self, run: RunSpec, base_url: str) -> None:
+        tool = self.tool_of(run)
         spec = load_spec(self.settings.load, run, base_url, "warmup", self.ledger.out / "work",
                          duration_s=self.settings.warmup_s, requests=None)
-        run_bounded([*self.ledger.pinning.tool_prefix(), *self.tool.command(spec)], timeout=self.tool.time_limit(spec))
-        self.tool.discard(spec)
+        run_bounded([*self.ledger.pinning.tool_prefix(), *tool.command(spec)], timeout=tool.time_limit(spec))
+        tool.discard(spec)
 
     def closed(self, run: RunSpec, target: Target, rerun: int = 0) -> Result:
         """One run of the chosen tool as planned (closed loop, or vegeta at --rate); not yet recorded."""
-        ledger, base_url = self.ledger, target.base_url
+        ledger, base_url, tool = self.ledger, target.base_url, self.tool_of(run)
         result = self._begin(run, run.describe(), target)
         stem = f"{ledger.index:03d}-{run.entry.name}-{run.protocol}-{run.operation}-{run.tool}-" \
                f"{'r%g' % run.rate if run.rate else 'c%d' % run.connections}{'m%d' % run.streams if run.streams > 1 else ''}-" \
                f"{'ka' if run.keepalive else 'close'}-{run.repeat + 1}"
         spec = load_spec(self.settings.load, run, base_url, stem, ledger.out / "work")
-        argv = [*ledger.pinning.tool_prefix(), *self.tool.command(spec)]
+        argv = [*ledger.pinning.tool_prefix(), *tool.command(spec)]
         result.backend_ceiling = self.ceilings.for_run(run) if self.ceilings is not None else {}
-        result.url = spec.fixed_url() if not self.tool.random_ids else base_url + run.path
-        result.ids = self.tool.ids(spec)
+        result.url = spec.fixed_url() if not tool.random_ids else base_url + run.path
+        result.ids = tool.ids(spec)
         result.rerun = rerun
         probe_token = self.probe.begin() if self.probe is not None else None
         watch = self._watch(target)
-        done = self._load(argv, self.tool.time_limit(spec), target, watch, result)
+        done = self._load(argv, tool.time_limit(spec), target, watch, result)
         if probe_token is not None:
             self._apply_probe(result, self.probe.end(probe_token))
-        raw = self.tool.collect(spec, done.stdout, done.stderr)
+        raw = tool.collect(spec, done.stdout, done.stderr)
         result.raw_output = self._save_raw(stem, argv, done.returncode, raw)
-        result.load_hosts, result.load_workers = self.tool.load_hosts(raw)
+        result.load_hosts, result.load_workers = tool.load_hosts(raw)
         result.load_master = hosts.load_master(argv)
         try:
-            result.apply(self.tool.parse(raw))
+            result.apply(tool.parse(raw))
         except (ValueError, KeyError) as exc:
-            result.status, result.failure = "failed", f"{self.tool.name}: {exc}"
+            result.status, result.failure = "failed", f"{tool.name}: {exc}"
         if done.timed_out:
             result.status = "failed"
             result.failure = (result.failure + "; " if result.failure else "") + \
-                f"{self.tool.name} killed after its time limit of {done.seconds:.0f} s"
+                f"{tool.name} killed after its time limit of {done.seconds:.0f} s"
         elif done.returncode not in (0, None) and result.ok and not result.requests:
-            result.status, result.failure = "failed", f"{self.tool.name} exit {done.returncode}: " \
+            result.status, result.failure = "failed", f"{tool.name} exit {done.returncode}: " \
                                                       f"{(done.stderr.strip().splitlines() or [''])[-1]}"
         self._server_died(result, target, "run")
         if result.server_cpu_s is not None and result.requests:
@@ -271,20 +282,33 @@ class Steps:
                f"{'ka' if run.keepalive else 'close'}-{run.repeat + 1}" + \
                (f"-again{rerun}" if rerun else "")
         spec = load_spec(self.settings.load, run, base_url, stem, ledger.out / "work", duration_s=duration, requests=None)
-        argv = [*ledger.pinning.tool_prefix(), *self.openloop.command(spec, rate, duration)]
+        ws = run.operation in catalog.WS_OPERATIONS
+        if ws:  # wsload echo-rate: its warm-up sent but not counted, as vegeta's window below
+            ws_spec = self.ws_loop.spec(base_url, run.path, rate, duration, ramp.warmup_s, spec.timeout_s)
+            argv, time_limit = [*ledger.pinning.tool_prefix(), *self.ws_loop.command(ws_spec)], ws_spec.time_limit()
+        else:
+            argv = [*ledger.pinning.tool_prefix(), *self.openloop.command(spec, rate, duration)]
+            time_limit = self.openloop.time_limit(duration, spec.timeout_s)
         result.mode, result.phase, result.rate, result.loop, result.rerun = mode, phase, rate, "open", rerun
         result.connections, result.duration_s = None, round(seconds, 3)
         result.slo = slo.as_dict()
-        result.tool, result.tool_version = "vegeta", self.vegeta_version()
+        result.tool, result.tool_version = ("wsload", self.ws_loop.version()) if ws else ("vegeta", self.vegeta_version())
         if result.tls_verified is not None:
             result.tls_verified = self.openloop.vegeta.verifies_certificate
-        result.url = base_url + run.path
-        result.ids = self.openloop.vegeta.ids(spec)
+        result.url = ws_url(base_url, run.path) if ws else base_url + run.path
+        result.ids = "" if ws else self.openloop.vegeta.ids(spec)
         if mode != "calibration":
             result.backend_ceiling = self.ceilings.for_run(run) if self.ceilings is not None else {}
         watch = self._watch(target, sample_connections=False)
-        done = self._load(argv, self.openloop.time_limit(duration, spec.timeout_s), target, watch, result)
-        measured = parse_csv(self.openloop.collect(spec), rate, duration, ramp.warmup_s)
+        done = self._load(argv, time_limit, target, watch, result)
+        if ws:
+            try:
+                measured = self.ws_loop.measure(done.stdout, rate)
+            except (ValueError, KeyError, WsLoadError) as exc:
+                measured = StepMeasurement(offered_rate=rate, seconds=seconds)
+                result.status, result.failure = "failed", f"wsload: {exc}"
+        else:
+            measured = parse_csv(self.openloop.collect(spec), rate, duration, ramp.warmup_s)
         result.apply(measured.measurement())
         result.sent_rate = round(measured.sent_rate, 1)
         result.send_lag_p99_ms = measured.send_lag_p99_ms
@@ -299,7 +323,7 @@ class Steps:
             result.backend_cpu_per_request_ms = round(result.backend_cpu_s * 1000 / measured.total_completed, 4)
         if done.timed_out or (done.returncode not in (0, None) and not measured.sent):
             result.status = "failed"
-            result.failure = f"vegeta exit {done.returncode}: {(done.stderr.strip().splitlines() or [''])[-1]}"
+            result.failure = f"{result.tool} exit {done.returncode}: {(done.stderr.strip().splitlines() or [''])[-1]}"
             return result
         self._server_died(result, target, "step")
         if not result.ok:

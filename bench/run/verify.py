@@ -109,8 +109,28 @@ def sample_ids(users: int, fixed_id: int, count: int = 3, seed: int = 0) -> list
     return list(dict.fromkeys(i for i in ids if 1 <= i <= users))
 
 
+def verify_websocket(base_url: str, path: str) -> str:
+    """A WebSocket route: a text and a binary message come back as sent (on /ws/broadcast to their only client)."""
+    from websockets.exceptions import WebSocketException
+    from websockets.sync.client import connect
+
+    url = "ws" + base_url.removeprefix("http") + path
+    try:
+        with connect(url, compression=None, open_timeout=10) as ws:
+            for message in ("text \u00e9", b"\x00binary"):
+                ws.send(message)
+                answer = ws.recv(timeout=10)
+                if answer != message:
+                    raise ContractError(f"{path}: {message!r} came back as {answer!r}")
+    except (OSError, TimeoutError, WebSocketException) as exc:
+        raise ContractError(f"{path}: no WebSocket echo ({type(exc).__name__}: {exc})") from None
+    return f"{path} echoed a text and a binary message"
+
+
 def verify(base_url: str, operation: str, path_template: str, users: int, fixed_id: int, http2: bool = False) -> str:
     """Check the route for operation (over HTTP/2 with http2); returns a one-line description of what was checked."""
+    if operation in catalog.WS_OPERATIONS:
+        return verify_websocket(base_url, path_template)
     over = " over HTTP/2" if http2 else ""
     if "{id}" in path_template:
         ids = sample_ids(users, fixed_id)

@@ -98,6 +98,7 @@ func runEcho(o Options, r *Report) error {
 					t.fail("mismatch", errMismatch)
 					continue
 				}
+				t.all++
 				if counted {
 					t.completed++
 					t.latencies = append(t.latencies, time.Since(began))
@@ -213,6 +214,7 @@ func runEchoRate(o Options, r *Report) error {
 					t.fail("mismatch", errMismatch)
 					continue
 				}
+				t.all++
 				if counted {
 					t.completed++
 					t.latencies = append(t.latencies, time.Since(due))

@@ -17,31 +17,33 @@ import (
 // Report is the one JSON object a run prints. Counts cover the measured window (after the warm-up);
 // latencies are in ms.
 type Report struct {
-	Tool       string             `json:"tool"`
-	Library    string             `json:"library"`
-	Mode       string             `json:"mode"`
-	URL        string             `json:"url"`
-	Conns      int                `json:"conns"`
-	Size       int                `json:"size"`
-	Text       bool               `json:"text"`
-	Rate       float64            `json:"rate,omitempty"`
-	DurationS  float64            `json:"duration_s"` // the measured window
-	Connected  int                `json:"connected"`  // connections that upgraded (idle: held at the start)
-	Sent       int64              `json:"sent"`
-	Received   int64              `json:"received"`
-	Completed  int64              `json:"completed"` // echoes matched, broadcasts delivered, churn cycles, idle conns still echoing
-	Lost       int64              `json:"lost"`      // broadcast: deliveries expected and not seen; idle: connections that died
-	PerS       float64            `json:"per_s"`     // completed per second of the window
-	SentPerS   float64            `json:"sent_per_s"`
-	RecvPerS   float64            `json:"received_per_s"`
-	Combined   float64            `json:"combined_per_s"` // sent + received per second (granian's broadcast figure)
-	ConnectPS  float64            `json:"connects_per_s,omitempty"`
-	LatencyMS  map[string]float64 `json:"latency_ms"`
-	ConnectMS  map[string]float64 `json:"connect_ms,omitempty"`
-	SendLagMS  map[string]float64 `json:"send_lag_ms,omitempty"` // echo-rate: how late sends left their slot
-	Errors     map[string]int64   `json:"errors"`
-	CloseCodes map[string]int64   `json:"close_codes,omitempty"`
-	Samples    []string           `json:"error_samples"`
+	Tool      string  `json:"tool"`
+	Library   string  `json:"library"`
+	Mode      string  `json:"mode"`
+	URL       string  `json:"url"`
+	Conns     int     `json:"conns"`
+	Size      int     `json:"size"`
+	Text      bool    `json:"text"`
+	Rate      float64 `json:"rate,omitempty"`
+	DurationS float64 `json:"duration_s"` // the measured window
+	Connected int     `json:"connected"`  // connections that upgraded (idle: held at the start)
+	Sent      int64   `json:"sent"`
+	Received  int64   `json:"received"`
+	Completed int64   `json:"completed"` // echoes matched, broadcasts delivered, churn cycles, idle conns still echoing
+	// echo and echo-rate: echoes matched over the whole run, the warm-up included (what the server's CPU served)
+	CompletedAll int64              `json:"completed_all"`
+	Lost         int64              `json:"lost"`  // broadcast: deliveries expected and not seen; idle: connections that died
+	PerS         float64            `json:"per_s"` // completed per second of the window
+	SentPerS     float64            `json:"sent_per_s"`
+	RecvPerS     float64            `json:"received_per_s"`
+	Combined     float64            `json:"combined_per_s"` // sent + received per second (granian's broadcast figure)
+	ConnectPS    float64            `json:"connects_per_s,omitempty"`
+	LatencyMS    map[string]float64 `json:"latency_ms"`
+	ConnectMS    map[string]float64 `json:"connect_ms,omitempty"`
+	SendLagMS    map[string]float64 `json:"send_lag_ms,omitempty"` // echo-rate: how late sends left their slot
+	Errors       map[string]int64   `json:"errors"`
+	CloseCodes   map[string]int64   `json:"close_codes,omitempty"`
+	Samples      []string           `json:"error_samples"`
 	// The tool's own CPU (user + system): the whole run's, and per message sent or received within the measured
 	// window (the window's CPU over its messages; the whole run's where a mode has no window), so that its
 	// ceiling on a core is about 1e6 / CPUPerMsgUS messages/s whatever the server did.
@@ -66,6 +68,7 @@ func newReport(o Options) *Report {
 // tally is one worker's counts, merged into the Report once at its end (no lock per message).
 type tally struct {
 	sent, received, completed, lost int64
+	all                             int64 // echoes matched, warm-up included
 	latencies, connects, lags       []time.Duration
 	errors                          map[string]int64
 	closeCodes                      map[string]int64
@@ -101,6 +104,7 @@ func (r *Report) merge(t *tally) {
 	r.Sent += t.sent
 	r.Received += t.received
 	r.Completed += t.completed
+	r.CompletedAll += t.all
 	r.Lost += t.lost
 	r.latencies = append(r.latencies, t.latencies...)
 	r.connects = append(r.connects, t.connects...)

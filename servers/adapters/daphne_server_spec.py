@@ -25,7 +25,7 @@ _WEBSOCKET = WebSocket("autobahn's WebSocketServerProtocol (daphne/ws_protocol.p
                        setting="daphne's Server(websocket_max_message_size=..., websocket_max_frame_size=...) "
                                "(--websocket-max-message-size), 1 MiB each by default",
                        pings="every 20 s (ping_interval), the socket closed after 30 s without a pong",
-                       packages=("autobahn",), bad_version=(400, "13,8"),
+                       packages=("autobahn",), bad_version=(400, "13,8"), on_sigterm=1006,
                        where="on the reactor thread: autobahn's protocol unmasks and reassembles each message "
                              "(its maxMessagePayloadSize and maxFramePayloadSize close 1009 past them) and daphne puts it "
                              "on the app's queue as one websocket.receive event")

@@ -99,7 +99,7 @@ _WS_CLOSE = Caveat("granian-ws-close-without-code",
 # off), so tungstenite's defaults stand: 64 MiB a message, 16 MiB a frame
 _WEBSOCKET = WebSocket("tungstenite (Rust, under granian's runtime)", max_message=64 << 20, default_max_message=64 << 20,
                        max_frame=16 << 20,
-                       packages=("granian",),
+                       packages=("granian",), on_sigterm=1006,
                        where="in each worker's Rust runtime threads: tungstenite reads, unmasks and reassembles each "
                              "message (64 MiB a message, 16 MiB a frame, not settable), then granian hands it to the "
                              "app's receive() on the worker's event loop")

@@ -24,7 +24,6 @@ from servers.adapters.shutdown import GRACE_SECONDS
 from servers.adapters.sizing import LISTEN_BACKLOG, THREADS_PER_WORKER
 from servers.core import server_options
 from servers.core.options import Options
-from servers.core.specs import WS_MAX_MESSAGE
 
 GEVENT_CONNECTIONS = 1000  # gunicorn's default worker_connections
 
@@ -80,5 +79,4 @@ def serve_gevent(app_path: str, options: Options, ready: Callable[[], None]) -> 
 
 def serve_asgi(app_path: str, options: Options, ready: Callable[[], None]) -> None:
     # uvloop named, not found by chance (asgi_loop "auto" takes it when importable); worker_connections as gevent's
-    _serve(app_path, options, ready, worker_class="asgi", asgi_loop="uvloop", worker_connections=GEVENT_CONNECTIONS,
-           websocket_max_message_size=WS_MAX_MESSAGE)  # the contract's, gunicorn's default too
+    _serve(app_path, options, ready, worker_class="asgi", asgi_loop="uvloop", worker_connections=GEVENT_CONNECTIONS)

@@ -72,8 +72,8 @@ SOURCES = {"gunicorn": ("benoitc/gunicorn", "{v}", "")}
 
 # WebSockets: the asgi worker's own pure-Python framing (gunicorn/asgi/websocket.py), no extensions
 _WEBSOCKET = WebSocket("gunicorn's own (gunicorn/asgi/websocket.py, pure Python)",
-                       setting="gunicorn's websocket_max_message_size (--websocket-max-message-size), 16 MiB by default",
-                       packages=("gunicorn",), bad_version=(426, "13"),
+                       setting="gunicorn's websocket_max_message_size (--websocket-max-message-size), 16 MiB by default (the contract's: the adapter leaves it)",
+                       packages=("gunicorn",), bad_version=(426, "13"), on_sigterm=1006,
                        where="in each worker's event-loop thread: gunicorn's WebSocketProtocol parses and unmasks each "
                              "frame in Python, refuses any RSV bit (no extensions), reassembles up to the limit (1009 "
                              "past it) and hands the app each whole message")

@@ -32,7 +32,6 @@ from servers.adapters import workers
 from servers.adapters.shutdown import GRACE_SECONDS, STOP_SIGNALS
 from servers.adapters.sizing import LISTEN_BACKLOG
 from servers.core.options import Options
-from servers.core.specs import WS_MAX_MESSAGE
 
 WORKER_DIED = 1
 
@@ -45,7 +44,6 @@ def config(options: Options) -> Config:
     cfg.worker_class = "uvloop"
     cfg.application_path = "servers.adapters.workers:worker_app()"  # evaluated in each worker
     cfg.backlog = LISTEN_BACKLOG
-    cfg.websocket_max_message_size = WS_MAX_MESSAGE  # the contract's, Hypercorn's default too
     cfg.graceful_timeout = GRACE_SECONDS
     cfg.accesslog = None
     cfg.loglevel = "WARNING"

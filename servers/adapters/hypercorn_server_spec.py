@@ -22,8 +22,8 @@ _HTTP2 = Http2(PYTHON_H2, modes=(ALPN, PRIOR_KNOWLEDGE, UPGRADE), default=(ALPN,
 
 # WebSockets: wsproto under hypercorn/protocol/ws_stream.py, also over HTTP/2 (RFC 8441)
 _WEBSOCKET = WebSocket("wsproto (hypercorn/protocol/ws_stream.py)",
-                       setting="hypercorn's Config.websocket_max_message_size, 16 MiB by default", deflate=True,
-                       packages=("wsproto",),
+                       setting="hypercorn's Config.websocket_max_message_size, 16 MiB by default (the contract's: the adapter leaves it)", deflate=True,
+                       packages=("wsproto",), on_sigterm=1011,
                        where="in each worker's event-loop thread: WSStream hands the bytes to wsproto's connection, which "
                              "unmasks each frame; WebsocketBuffer reassembles the message up to the limit (1009 past it) "
                              "and the app's receive() gets it whole; over HTTP/2 the same stream runs on an h2 stream "
@@ -47,7 +47,14 @@ SPECS = (
                        f"the others and the server exits 1. SIGTERM: each worker stops accepting and drains for up to "
                        f"{GRACE_SECONDS:g} s, but the supervisor waits only for the first to exit and terminates the "
                        f"others, dropping their requests in flight.",
-               caveats=(Caveat("hypercorn-h11",
+               caveats=(Caveat("hypercorn-ws-sigterm",
+                               "WebSockets: on SIGTERM Hypercorn cancels each open socket's app and sends close 1011 "
+                               "(Internal Error) where RFC 6455 section 7.4.1 has 1001 (Going Away) for a server going "
+                               "down; on a busy machine some sockets end without a close frame (1006) instead (56 of "
+                               "100 in one run of 4 beside the default suite): timing-dependent",
+                               evidence=(("test_sigterm_with_100_sockets_open_ends_each_as_the_spec_says_and_exits_"
+                                          "within_5s[{name}]", False),)),
+                        Caveat("hypercorn-h11",
                                "HTTP/1.1: Hypercorn (h11) keeps the connection after Content-Length with "
                                "Transfer-Encoding, serves a bare CR and NUL in a chunk extension, HTTP/2.0 request "
                                "lines and lower-case methods, `GET *` and the authority-form, switches to HTTP/2 on "

@@ -7,7 +7,7 @@ _WEBSOCKET = WebSocket("websockets' sans-I/O ServerProtocol, driven by Sanic's W
                        setting="Sanic's app.config.WEBSOCKET_MAX_SIZE, 1 MiB by default",
                        pings="every 20 s, the socket closed after 20 s without a pong (WEBSOCKET_PING_INTERVAL, "
                              "WEBSOCKET_PING_TIMEOUT)",
-                       packages=("websockets",),
+                       packages=("websockets",), on_sigterm=1000,
                        where="in each worker's event-loop thread: after the handler's upgrade Sanic swaps the "
                              "connection's protocol for WebsocketImplProtocol (sanic/server/websockets/impl.py), which "
                              "feeds each read to websockets' ServerProtocol; the handler awaits ws.recv() for whole "

@@ -25,7 +25,7 @@ SOURCES = {"tornado": ("tornadoweb/tornado", "v{v}", "")}
 # WebSockets: tornado's own framing (tornado/websocket.py), configured by the Application's settings
 _WEBSOCKET = WebSocket("tornado's own (tornado/websocket.py)", default_max_message=10 << 20,
                        setting="the Application setting websocket_max_message_size, 10 MiB by default",
-                       packages=("tornado",), bad_version=(426, "13"), checks_origin=True,
+                       packages=("tornado",), bad_version=(426, "13"), checks_origin=True, on_sigterm=1006,
                        where="on the event-loop thread: WebSocketProtocol13 reads each frame header and payload from "
                              "the IOStream, unmasks it (tornado's C speedup), reassembles fragments up to the limit "
                              "(1009 past it) and calls the handler's on_message with the whole message")

@@ -27,7 +27,7 @@ SOURCES = {"uvicorn": ("Kludex/uvicorn", "{v}", "")}
 _WEBSOCKET = WebSocket("websockets' sans-I/O ServerProtocol (uvicorn's ws=\"auto\" picks websockets-sansio)",
                        setting="uvicorn's ws_max_size (--ws-max-size), 16 MiB by default",
                        pings="every 20 s, the socket closed after 20 s without a pong (ws_ping_interval, ws_ping_timeout)",
-                       deflate=True, packages=("websockets",),
+                       deflate=True, packages=("websockets",), on_sigterm=1012,
                        where="in each worker's event-loop thread: WebSocketsSansIOProtocol "
                              "(uvicorn/protocols/websockets/websockets_sansio_impl.py) feeds each read to the websockets "
                              "library's ServerProtocol, which unmasks and reassembles; each whole message goes to the "

@@ -53,6 +53,14 @@ WS_OPERATIONS: dict[str, str] = specs.WS_OPERATIONS
 WS_OPS = tuple(WS_OPERATIONS)
 
 
+def path_of(operation: str) -> str:
+    """The path template of an operation of the contract, HTTP or WebSocket."""
+    try:
+        return OPERATIONS.get(operation) or WS_OPERATIONS[operation]
+    except KeyError:
+        raise KeyError(f"no operation {operation!r}; one of {', '.join((*OPERATIONS, *WS_OPERATIONS))}") from None
+
+
 def family_of(operation: str) -> str | None:
     """The family of an operation of the contract, None for an unknown one."""
     return next((family for family, ops in FAMILIES.items() if operation in ops), None)
@@ -374,9 +382,11 @@ def parser_owner(entry: Entry) -> Entry:
 
 
 def ws_owner(entry: Entry) -> Entry:
-    """The entry whose WebSocket framing stands for `entry`'s: itself where its app picks the library (Go) or its
-    framework is its server (Sanic, tornado); else the server alone, its parser owner (bare_asgi_<server>), since an
+    """The entry whose WebSocket framing stands for `entry`'s: itself (its base entry, for a variant) where its app
+    picks the library (Go) or its framework is its server (Sanic, tornado); else the server alone, its parser owner (bare_asgi_<server>), since an
     ASGI or RSGI server frames, reassembles and limits every message before the app sees it."""
     if entry.app_spec.ws_framing or entry.app_spec.interface == entry.server_spec.name:
-        return entry
+        # a Mongo-driver or Redis-client variant frames as its base entry does
+        return BY_NAME[entry_name(entry.app_spec, entry.server_spec) + (interpreters.ENTRY_SUFFIX if entry.free_threaded
+                                                                        else "")]
     return parser_owner(entry)

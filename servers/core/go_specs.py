@@ -29,16 +29,18 @@ GO_HTTP2 = Http2("Go's x/net/http2, bundled in net/http (h2_bundle.go)", modes=(
 # server hands over (hijacked), at the contract's 16 MiB by its SetReadLimit (servers/go/internal/wsroutes, cmd/fasthttp/ws.go)
 _HIJACKED = ("{server} frames no WebSockets itself: it hands the hijacked connection to the library the app picks (the "
              "app's ws_framing)")
+# On SIGTERM the Go stacks' Shutdown closes the listener and waits for idle HTTP connections; a hijacked WebSocket is
+# no longer the server's, so it ends when the process exits, without a close frame
 _GO_WS_WHERE = ("in the connection's goroutine, which the handler keeps after the upgrade: the library reads each frame, "
                 "unmasks and reassembles it and the handler writes the message back")
 CODER_WS = WebSocket("coder/websocket", default_max_message=32 << 10, setting="Conn.SetReadLimit, 32 KiB by default",
                      bad_version=(400, "13"), checks_origin=True,
-                     where=_GO_WS_WHERE, packages=("github.com/coder/websocket",))
+                     where=_GO_WS_WHERE, on_sigterm=1006, packages=("github.com/coder/websocket",))
 GORILLA_WS = WebSocket("gorilla/websocket", default_max_message=None, setting="Conn.SetReadLimit, no limit by default",
                        bad_version=(400, "13"), checks_origin=True,
-                       where=_GO_WS_WHERE, packages=("github.com/gorilla/websocket",))
+                       where=_GO_WS_WHERE, on_sigterm=1006, packages=("github.com/gorilla/websocket",))
 FASTHTTP_WS = WebSocket("fasthttp/websocket (gorilla's, ported to fasthttp's hijack)", default_max_message=None,
-                        setting="Conn.SetReadLimit, no limit by default", where=_GO_WS_WHERE, checks_origin=True,
+                        setting="Conn.SetReadLimit, no limit by default", where=_GO_WS_WHERE, on_sigterm=1006, checks_origin=True,
                         packages=("github.com/fasthttp/websocket",))
 SERVER_SPECS = (
     ServerSpec(name="net/http", websocket=WebSocket(cannot=_HIJACKED.format(server="net/http")), interface=GO, serve="", model="goroutines", entry_suffix="",

@@ -16,8 +16,9 @@ RECORDS_DIR = Path(__file__).resolve().parents[2] / "records"
 # The sections a verified stack needs, each written by its own run.
 SECTIONS = ("conformance", "reliability")
 # Sections only some stacks have, which verification does not need: "http2", the HTTP/2 grid's (h2spec and the
-# attack probes, on the parser owners of the servers that speak h2; h2grid/record.py).
-OPTIONAL_SECTIONS = ("http2",)
+# attack probes, on the parser owners of the servers that speak h2; h2grid/record.py); "websocket", the WebSocket
+# probes on each framing owner (wsgrid/grid.py).
+OPTIONAL_SECTIONS = ("http2", "websocket")
 
 
 def path_of(entry_name: str) -> Path:

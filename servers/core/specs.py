@@ -176,6 +176,9 @@ class WebSocket:
     # (RFC 6455 section 4.4 asks for 426 naming 13)
     bad_version: tuple[int, str | None] = (400, None)
     checks_origin: bool = False  # it refuses a cross-site Origin by default (403)
+    # how each open socket ends when the server gets SIGTERM: the close code it sends, or 1006 where it ends the TCP
+    # connection without a close frame (tests/reliability/test_reliability_websocket.py)
+    on_sigterm: int = 1001
     where: str = ""  # which process and thread frame a message, and how the app is handed it
     cannot: str = ""  # why it serves no WebSockets ("" when it does)
     packages: tuple[str, ...] = ()  # distributions that do the framing (their versions describe a WebSocket result)

@@ -19,6 +19,11 @@ def _framings() -> dict[str, list[catalog.Entry]]:
     return out
 
 
+# RFC 6455 section 7.4.1 and IANA's registry: what a client learns from each ending
+SIGTERM_WORDS = {1000: "closed 1000 (normal)", 1001: "closed 1001 (going away)", 1011: "closed 1011 (internal error)",
+                 1012: "closed 1012 (service restart)", 1006: "dropped, no close frame (1006)"}
+
+
 def _version(answer: tuple[int, str | None]) -> str:
     status, names = answer
     return f"{status}" + (f" naming {names}" if names else "")
@@ -31,10 +36,12 @@ def markdown() -> str:
         frame = f", {size(ws.max_frame)} a frame" if ws.max_frame else ""
         rows.append([library, f"{size(ws.max_message)}{frame}", size(ws.default_max_message), ws.pings or "none",
                      "accepted" if ws.deflate else "refused", _version(ws.bad_version),
-                     "refused (403)" if ws.checks_origin else "accepted", ws.setting or "not settable", ws.where,
+                     "refused (403)" if ws.checks_origin else "accepted", SIGTERM_WORDS.get(ws.on_sigterm, ws.on_sigterm),
+                     ws.setting or "not settable", ws.where,
                      ", ".join(f"`{e.name}`" for e in entries)])
     table = tables.markdown_table(["framing", "largest message (the suite's)", "its default", "server pings",
-                                   "permessage-deflate", "a bad version", "a cross-site Origin", "set by", "where",
+                                   "permessage-deflate", "a bad version", "a cross-site Origin",
+                                   "open sockets on SIGTERM", "set by", "where",
                                    "stacks"], rows)
     reasons: dict[str, list[str]] = {}
     for entry in catalog.ENTRIES:

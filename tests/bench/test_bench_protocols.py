@@ -50,7 +50,8 @@ def test_the_model_puts_each_stack_on_h1_and_tls_side_by_side():
     report = model.build(session())
     assert [a.key for a in report.answers] == ["hello", "hello h1-tls"]
     assert report.common_rates == {"hello": 500}  # one rate for both protocols: they compare there
-    assert report.tool_limits == {("h1", None): 20000, ("h1-tls", None): 9000}  # (protocol, server cores)
+    # (protocol, server cores, the calibration's operation)
+    assert report.tool_limits == {("h1", None, "hello"): 20000, ("h1-tls", None, "hello"): 9000}
     tls_answer = report.answers[1]
     assert [s.entrypoint for s in tls_answer.ranked] == ["b", "a"]  # ranked within the protocol
     costs = {p.entrypoint: p for p in report.protocol_costs}
@@ -68,7 +69,7 @@ def test_the_report_shows_the_side_by_side_table_and_names_the_protocol():
     assert "## Each stack against plaintext HTTP/1.1" in md
     line = next(l for l in md.splitlines() if l.startswith("| `a` | hello | h1-tls |"))
     assert "0.50x" in line and "+30" in line and "+300" in line
-    assert "load tool's own limit on h1-tls: 9,000/s" in md
+    assert "load tool's own limit on h1-tls (vegeta): 9,000/s held against Go net/http hello" in md
     assert "`a h1-tls`" in md  # the curve's rows name the stack with its protocol
 
 
@@ -191,7 +192,7 @@ def test_the_report_shows_the_protocol_as_an_axis():
     (row,) = [r for r in report.protocol_axis if r.entrypoint == "a"]
     assert list(row.cells) == ["h1", "h1-tls", "h2", "h2c"]  # the axis's order, whatever the order measured
     assert [row.cells[p].value for p in row.cells] == [2000, 1000, 1500, 2500]
-    assert report.tool_limits[("h2c", None)] == 18000
+    assert report.tool_limits[("h2c", None, "hello")] == 18000
     costs = {p.other.protocol: p for p in report.protocol_costs if p.entrypoint == "a"}
     assert costs["h2c"].extra_us_per_request == pytest.approx(-10)  # HTTP/2 in cleartext cheaper here
     md = results_md.render(report)

@@ -160,13 +160,19 @@ def app_files(entry: catalog.Entry) -> list[Path]:
     return files
 
 
+# A spec's WebSocket facts: what frames the upgraded connection and how the app's routes are written, which no
+# HTTP/1.1 case reaches (the WebSocket grid's records describe them, wsgrid/grid.py); the code that serves the routes
+# is in the app's and the adapter's files, which the hashes below do cover
+WEBSOCKET_FIELDS = ("websocket", "ws_cannot", "ws_framing")
+
+
 def _spec(spec) -> str:
     """A spec as it runs the stack: every field but its caveats (what the records found, said in words), what
-    decides which of its app's caveats show (ServerSpec.passes), and the fewest workers it runs as itself
+    decides which of its app's caveats show (ServerSpec.passes), the fewest workers it runs as itself
     (min_workers: like a default of one per core, it is the machine's core count that it floors, and the records
-    run on 2 cores or more)."""
+    run on 2 cores or more) and its WebSocket facts (WEBSOCKET_FIELDS)."""
     fields = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)
-              if f.name not in ("caveats", "combination_caveats", "passes", "min_workers")}
+              if f.name not in ("caveats", "combination_caveats", "passes", "min_workers", *WEBSOCKET_FIELDS)}
     return repr(sorted(fields.items()))
 
 
