@@ -1,11 +1,11 @@
-"""Run capacity ramps inside a benchmark: each step one vegeta attack at a constant rate (Steps.open),
-one Result line.
+"""Run capacity ramps inside a benchmark: each step one vegeta attack at a constant rate (Steps.open), or for a
+WebSocket operation one wsload echo-rate run, one Result line.
 
 The runner (bench/run/runner.py) starts the entry and checks its contract as for any run, then hands
 a capacity RunSpec to Ramper.ramp, which climbs the ladder of bench/capacity/search.py and returns the
 steps it measured. Before the first ramp, Ramper.calibrate measures the load tool's own limit: the
-same ramp against the fastest trivial server (Go net/http's hello) on the same pinned cores;
-steps above that rate are not run and the report voids every cell above it.
+same ramp against the fastest trivial server (Go net/http's hello, or its WebSocket echo for wsload) on the same
+pinned cores; steps above that rate are not run and the report voids every cell above it.
 
 A void step (the tool, not the stack, was the bound: bench/selfcheck.py), and a step that missed the
 SLO while other processes took much of the machine (Result.foreign_cpu_pct), is measured again,
@@ -46,7 +46,7 @@ class Ramper:
         self.ramp_settings = ramp
         self.limits: dict[tuple, float | None] = {}  # limit_key -> the tool's own limit there, once calibrated
 
-    def _vegeta_missing(self, run: RunSpec, target: Target) -> Result | None:
+    def _tool_missing(self, run: RunSpec, target: Target) -> Result | None:
         try:
             if run.operation in catalog.WS_OPERATIONS:
                 ws.binary()  # built from loadtools/wsload when missing
@@ -93,7 +93,7 @@ class Ramper:
         """Climb, bisect (bench/capacity.run_ramp) from guess, the stack's knee as far as known (its
         closed-loop rate of this run), else from the ladder's foot; every step measured, recorded
         and returned."""
-        missing = self._vegeta_missing(run, target)
+        missing = self._tool_missing(run, target)
         if missing is not None:
             return [missing]
         results: list[Result] = []
@@ -141,7 +141,7 @@ class Ramper:
 
     def cost(self, run: RunSpec, target: Target) -> list[Result]:
         """One step at run.rate, the common rate of its operation: the stack's cost per request there."""
-        missing = self._vegeta_missing(run, target)
+        missing = self._tool_missing(run, target)
         if missing is not None:
             return [missing]
         results: list[Result] = []
