@@ -230,7 +230,8 @@ def capacities(results: list, mode: str = "capacity") -> list[Capacity]:
     return out
 
 
-def tool_limit(results: list, protocol: str = "h1", cores: int | None = None, operation: str | None = None) -> float | None:
+def tool_limit(results: list, protocol: str = "h1", cores: int | None = None,
+               operation: str | None = None) -> float | None:
     """The load tool's own limit on a protocol (and, where given, with the server on that many cores: the
     cores axis; and against that calibration operation: hello for vegeta, ws-echo for wsload) in this run: its
     calibration ramp's capacity (None: not measured)."""

@@ -56,7 +56,8 @@ class Ramper:
             return self.steps.failed(run, str(exc), target)
         return None
 
-    def calibrate(self, protocol: str = protocols.DEFAULT, cores: int | None = None, websocket: bool = False) -> list[Result]:
+    def calibrate(self, protocol: str = protocols.DEFAULT, cores: int | None = None,
+                  websocket: bool = False) -> list[Result]:
         """The tool's own limit on a protocol and placement (the steps' current pinning: `cores` server cores):
         a ramp against Go net/http's hello served so, mode "calibration" (over TLS the tool's handshakes and
         record crypto cost it CPU too; with fewer cores of its own, the tool sends less); for a WebSocket operation

@@ -383,10 +383,11 @@ def parser_owner(entry: Entry) -> Entry:
 
 def ws_owner(entry: Entry) -> Entry:
     """The entry whose WebSocket framing stands for `entry`'s: itself (its base entry, for a variant) where its app
-    picks the library (Go) or its framework is its server (Sanic, tornado); else the server alone, its parser owner (bare_asgi_<server>), since an
-    ASGI or RSGI server frames, reassembles and limits every message before the app sees it."""
+    picks the library (Go) or its framework is its server (Sanic, tornado); else the server alone, its parser owner
+    (bare_asgi_<server>), since an ASGI or RSGI server frames, reassembles and limits every message before the app
+    sees it."""
     if entry.app_spec.ws_framing or entry.app_spec.interface == entry.server_spec.name:
         # a Mongo-driver or Redis-client variant frames as its base entry does
-        return BY_NAME[entry_name(entry.app_spec, entry.server_spec) + (interpreters.ENTRY_SUFFIX if entry.free_threaded
-                                                                        else "")]
+        suffix = interpreters.ENTRY_SUFFIX if entry.free_threaded else ""
+        return BY_NAME[entry_name(entry.app_spec, entry.server_spec) + suffix]
     return parser_owner(entry)
