@@ -15,9 +15,7 @@ outcome differs is probed again once, then fails with the new numbers.
 """
 from __future__ import annotations
 
-import datetime
 import os
-import subprocess
 import threading
 from collections import defaultdict
 from pathlib import Path
@@ -158,9 +156,8 @@ class Collected:
     def write(self, attack_keys: tuple[str, ...]) -> list[Path]:
         """Merge what ran into each entry's section, keeping the attacks of attack_keys (the grid's: controls.results);
         complete when every mode of the entry has h2spec and every one of those attacks."""
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                                cwd=Path(__file__).parent).stdout.strip()
-        date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+        stamp = records.stamp()
+        date, commit = stamp["date"], stamp["commit"]
         written = []
         for entry, modes in self.modes.items():
             data = section(entry) or {"modes": {}}

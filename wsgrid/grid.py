@@ -12,8 +12,6 @@ bomb where the server refuses permessage-deflate) is "not exercised", never "hel
 """
 from __future__ import annotations
 
-import datetime
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -66,11 +64,9 @@ def run_owner(name: str, probe_names: list[str], seconds: float = runner.SECONDS
 
 def write(name: str, pins: dict[str, dict]) -> Path:
     """Merge these pins into the owner's "websocket" section (a run of some probes keeps the others')."""
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                            cwd=Path(__file__).parent).stdout.strip()
-    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+    recorded = records.stamp()
     data = pinned(name)
-    stamped = {key: {**pin, "recorded": {"date": date, "commit": commit}} for key, pin in pins.items()}
+    stamped = {key: {**pin, "recorded": recorded} for key, pin in pins.items()}
     data["probes"] = {key: pin for key, pin in {**data.get("probes", {}), **stamped}.items() if key in probes.PROBES}
     data["versions"] = versions.for_entry(name, websocket=True)
     data["complete"] = set(probes.PROBES) <= set(data["probes"])

@@ -5,13 +5,12 @@ grid only when its pair separated in every mode recorded: the vulnerable build d
 """
 from __future__ import annotations
 
-import datetime
 import json
-import subprocess
 from pathlib import Path
 
 from h2grid import attacks, judge
 from h2grid.controls.pairs import BY_ATTACK
+from servers.core import records
 
 PATH = Path(__file__).resolve().parent / "recorded.json"
 HARMED = (judge.DOWN, judge.DEGRADED)
@@ -50,14 +49,12 @@ GRID_KEYS = grid_keys()
 def write(found: dict[str, dict[str, dict]]) -> Path:
     """Merge {attack: {mode: {"vulnerable": ..., "fixed": ...}}} into recorded.json."""
     data = load()
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                            cwd=PATH.parent).stdout.strip()
-    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+    recorded = records.stamp()
     for attack, modes in found.items():
         pair = BY_ATTACK[attack]
         entry = data.setdefault(attack, {})
         entry["change"] = pair.change
         entry.setdefault("modes", {}).update(modes)
-        entry["recorded"] = {"date": date, "commit": commit}
+        entry["recorded"] = dict(recorded)
     PATH.write_text(json.dumps(dict(sorted(data.items())), indent=2) + "\n")
     return PATH

@@ -8,8 +8,10 @@ docs/reliability.md says which command writes which section.
 """
 from __future__ import annotations
 
+import datetime
 import json
 import os
+import subprocess
 from pathlib import Path
 
 RECORDS_DIR = Path(__file__).resolve().parents[2] / "records"
@@ -31,6 +33,13 @@ def load(entry_name: str) -> dict | None:
         return json.loads(path_of(entry_name).read_text())
     except FileNotFoundError:
         return None
+
+
+def stamp() -> dict[str, str]:
+    """When a recording ran and at which commit ({"date", "commit"}): what every record says of the run that wrote it."""
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                            cwd=RECORDS_DIR.parent).stdout.strip()
+    return {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"), "commit": commit}
 
 
 def write_section(entry_name: str, section: str, data: dict) -> Path:

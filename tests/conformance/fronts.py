@@ -15,13 +15,12 @@ from __future__ import annotations
 import argparse
 import json
 import signal
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from servers.core import catalog
+from servers.core import catalog, records
 
 from . import cases, haproxy, nginx, observe, settings, verdict
 from .recorder import Recorder, messages
@@ -164,8 +163,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_info() -> dict:
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    return {"date": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()), "commit": commit, "complete": True}
+    return {**records.stamp(), "complete": True}
 
 
 if __name__ == "__main__":

@@ -11,9 +11,7 @@ and each of them ran to an outcome. The HTTP/1.1 conformance cases are the `conf
 """
 from __future__ import annotations
 
-import datetime
 import os
-import subprocess
 from collections import defaultdict
 from pathlib import Path
 
@@ -100,9 +98,8 @@ class Recorder:
 
     def write(self, interrupted: bool, seconds: float, scale: float) -> list[Path]:
         every_file = {p.name for p in HERE.glob("test_*.py")} <= self.files
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                                cwd=HERE).stdout.strip()
-        date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+        stamp = records.stamp()
+        date, commit = stamp["date"], stamp["commit"]
         written = []
         for name, tests in self.selected.items():
             outcomes = self.outcomes.get(name, {})
