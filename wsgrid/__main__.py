@@ -17,12 +17,14 @@ from wsgrid.server import MODES
 DOCS = derived.ROOT / "docs" / "websockets.md"
 
 
-def row(target: str, result: runner.ProbeResult) -> str:
-    j = result.judgement
-    slowest = max((j.phases[n].max_ms or 0.0) for n in ("during", "after")) if j.phases else 0.0
-    outcome = j.outcome if result.exercised else "not exercised"
-    return (f"| {target} | {result.name} | {outcome} | {j.rss_growth_mib:+.0f} MiB | {slowest / 1000:.2f} s | "
-            f"{result.sent.get('close_code') or '-'} | {result.sent.get('ending', '')} |")
+HEADER = ("| server | probe | outcome | RSS | slowest answer | close code | sending ended |\n"
+          "|---|---|---|---|---|---|---|")
+
+
+def row(target: str, probe: str, pin: dict) -> str:
+    """One probe's line, from its pin (grid.summary: what a record keeps of it)."""
+    return (f"| {target} | {probe} | {pin['outcome']} | {pin['rss_growth_mib']:+d} MiB | "
+            f"{pin['slowest_answer_s']:.2f} s | {pin['close_code'] or '-'} | {pin['ending']} |")
 
 
 def run_grid(argv: list[str]) -> None:
@@ -32,14 +34,12 @@ def run_grid(argv: list[str]) -> None:
     parser.add_argument("--seconds", type=float, default=runner.SECONDS)
     parser.add_argument("--record", action="store_true", help="write each owner's pins into its record")
     args = parser.parse_args(argv)
-    print("| server | probe | outcome | RSS | slowest answer | close code | sending ended |")
-    print("|---|---|---|---|---|---|---|")
+    print(HEADER)
     for name in args.stack or grid.owners():
         pins = {}
         for probe_name, pin in grid.run_owner(name, args.probe or sorted(probes.PROBES), args.seconds):
             pins[probe_name] = pin
-            print(f"| {name} | {probe_name} | {pin['outcome']} | {pin['rss_growth_mib']:+d} MiB | "
-                  f"{pin['slowest_answer_s']:.2f} s | {pin['close_code'] or '-'} | {pin['ending']} |", flush=True)
+            print(row(name, probe_name, pin), flush=True)
         if args.record:
             print(f"wrote {grid.write(name, pins)}", file=sys.stderr)
 
@@ -65,14 +65,14 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if (args.port is None) != (args.pid is None):
         parser.error("--port and --pid go together")
-    print("| server | probe | outcome | RSS | slowest answer | close code | sending ended |")
-    print("|---|---|---|---|---|---|---|")
+    print(HEADER)
     for name in args.probe or sorted(probes.PROBES):
         if args.port is not None:
-            print(row(f"port {args.port}", runner.probe(args.port, args.pid, name, args.seconds)), flush=True)
+            result = runner.probe(args.port, args.pid, name, args.seconds)
+            print(row(f"port {args.port}", name, grid.summary(result)), flush=True)
             continue
         for mode in args.mode or MODES:
-            print(row(mode, runner.probe_bed(mode, name, args.seconds)), flush=True)
+            print(row(mode, name, grid.summary(runner.probe_bed(mode, name, args.seconds))), flush=True)
 
 
 if __name__ == "__main__":

@@ -53,10 +53,7 @@ def run_owner(name: str, probe_names: list[str], seconds: float = runner.SECONDS
                 port = free_port()
                 server = EntryProcess(name, ["--port", str(port), "--workers", "1"], log).start()
             result = runner.probe(port, server.pid, probe_name, seconds)
-            if server.proc.poll() is not None:
-                result.judgement.outcome = "down"
-                result.judgement.reasons.insert(0, f"the server exited ({server.proc.returncode})")
-            yield probe_name, summary(result)
+            yield probe_name, summary(runner.died_if_exited(result, server.proc.poll()))
     finally:
         if server is not None:
             server.stop()

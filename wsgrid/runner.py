@@ -79,6 +79,14 @@ def probe(port: int, pid: int, name: str, seconds: float = SECONDS) -> ProbeResu
     return ProbeResult(name, judge(WebSocketProbe, samples, points, before, during, after, sent, died), sent)
 
 
+def died_if_exited(result: ProbeResult, returncode: int | None) -> ProbeResult:
+    """The result, judged down when the server's process had exited by the probe's end (returncode not None)."""
+    if returncode is not None:
+        result.judgement.outcome = "down"
+        result.judgement.reasons.insert(0, f"the server exited ({returncode})")
+    return result
+
+
 def probe_bed(mode: str, name: str, seconds: float = SECONDS) -> ProbeResult:
     """Run probe `name` against a fresh wsgrid server in `mode` (correct or faulty)."""
     port = free_port()
@@ -89,10 +97,6 @@ def probe_bed(mode: str, name: str, seconds: float = SECONDS) -> ProbeResult:
         ready = server.stdout.readline()
         if "listening on" not in ready:
             raise ProbeError(f"wsgrid server ({mode}) did not start: {ready} {server.stderr.read()[-500:]}")
-        result = probe(port, server.pid, name, seconds)
-        if server.poll() is not None:
-            result.judgement.outcome = "down"
-            result.judgement.reasons.insert(0, f"the server exited ({server.returncode})")
-        return result
+        return died_if_exited(probe(port, server.pid, name, seconds), server.poll())
     finally:
         stop(server)
