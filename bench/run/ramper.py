@@ -34,9 +34,10 @@ CALIBRATION_OP = "hello"
 WS_CALIBRATION_OP = "ws-echo"  # a WebSocket operation's tool (wsload) against net/http's coder/websocket echo
 
 
-def limit_key(run: RunSpec) -> tuple:
-    """Which calibration a step is held to: its protocol, its placement, and whether its tool is wsload."""
-    return run.protocol, run.cores, run.operation in catalog.WS_OPERATIONS
+def limit_key(run: RunSpec) -> tuple[str, int | None, str]:
+    """Which calibration a step is held to: its protocol, its placement and the calibration's operation (hello for
+    vegeta, ws-echo for wsload), the key the report reads the limits by too (bench/capacity/tally.py tool_limits)."""
+    return run.protocol, run.cores, WS_CALIBRATION_OP if run.operation in catalog.WS_OPERATIONS else CALIBRATION_OP
 
 
 class Ramper:
@@ -57,13 +58,13 @@ class Ramper:
         return None
 
     def calibrate(self, protocol: str = protocols.DEFAULT, cores: int | None = None,
-                  websocket: bool = False) -> list[Result]:
+                  op: str = CALIBRATION_OP) -> list[Result]:
         """The tool's own limit on a protocol and placement (the steps' current pinning: `cores` server cores):
         a ramp against Go net/http's hello served so, mode "calibration" (over TLS the tool's handshakes and
         record crypto cost it CPU too; with fewer cores of its own, the tool sends less); for a WebSocket operation
         wsload's, against net/http's /ws/echo."""
         entry, ledger, note = catalog.get(CALIBRATION_ENTRY), self.steps.ledger, self.steps.progress.note
-        op = WS_CALIBRATION_OP if websocket else CALIBRATION_OP
+        websocket = op in catalog.WS_OPERATIONS
         where = f"{protocol}" + (f", {cores} server core{'s' if cores > 1 else ''}" if cores else "") + \
             (", WebSocket echo (wsload)" if websocket else "")
         server = EntryProcess(entry.name, ["--port", str(free_port()), *protocols.get(protocol).server_flags()],

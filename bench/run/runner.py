@@ -94,10 +94,10 @@ class Runner:
             steps = Steps(self.step_settings, ledger, self.progress, probe=probe, ceilings=Ceilings(urls, s.users, self.progress.note),
                           backend_urls=urls, backend_pids=session.pids)
             ramper = Ramper(steps, search.Slo.parse(s.slo), s.ramp)
-            for protocol, cores, websocket in dict.fromkeys(limit_key(run) for run in self.plan.runs if run.mode):
+            for protocol, cores, op in dict.fromkeys(limit_key(run) for run in self.plan.runs if run.mode):
                 # the tool's own limit on each protocol (TLS costs the tool too), placement (its cores) and tool
                 self.place(steps, cores)
-                ramper.calibrate(protocol, cores, websocket)
+                ramper.calibrate(protocol, cores, op)
             for runs, notes in self.stints(steps, backend_failure):
                 self.run_entry(steps, ramper, runs, notes)
             foreign = tally.foreign_load(ledger.results)
