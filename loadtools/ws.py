@@ -158,7 +158,7 @@ class WsLoad(Tool):
         return str(binary())
 
     def version(self) -> str:
-        return WsOpenLoop.version()
+        return version()
 
     def check(self, spec: LoadSpec) -> None:
         super().check(spec)
@@ -187,16 +187,8 @@ MESSAGE_BYTES = 32  # the benchmark's echo message (HttpArena's echo-ws sends sm
 
 class WsOpenLoop:
     """wsload's echo-rate as the capacity ramp's open-loop step of a WebSocket operation, the counterpart of
-    loadtools/openloop.py's vegeta steps for HTTP: command, time limit, and the step's measurement."""
-
-    name = "wsload"
-    verifies_certificate = False
-
-    @staticmethod
-    def version() -> str:
-        """The project's tool, by the WebSocket library its go.mod pins (what a result records as the tool's version)."""
-        pinned = re.search(r"github\.com/coder/websocket (v\S+)", (SOURCE / "go.mod").read_text())
-        return f"wsload (coder/websocket {pinned.group(1) if pinned else 'unknown'})"
+    loadtools/openloop.py's vegeta steps for HTTP: the run (its WsSpec gives the time limit), its command and the
+    step's measurement."""
 
     @staticmethod
     def spec(base_url: str, path: str, rate: float, duration_s: float, warmup_s: float, timeout_s: float) -> WsSpec:
@@ -209,6 +201,12 @@ class WsOpenLoop:
     @staticmethod
     def measure(stdout: str, rate: float) -> StepMeasurement:
         return step_measurement(parse(stdout), rate)
+
+
+def version() -> str:
+    """The project's tool, by the WebSocket library its go.mod pins (what a result records as the tool's version)."""
+    pinned = re.search(r"github\.com/coder/websocket (v\S+)", (SOURCE / "go.mod").read_text())
+    return f"wsload (coder/websocket {pinned.group(1) if pinned else 'unknown'})"
 
 
 def binary(force: bool = False) -> Path:

@@ -30,6 +30,7 @@ from loadtools import LoadSpec, Tool
 from loadtools import get as get_tool
 from loadtools.openloop import OpenLoop, StepMeasurement, parse_csv
 from loadtools.ws import WsLoadError, WsOpenLoop, ws_url
+from loadtools.ws import version as ws_version
 from processes.bounded import run_bounded
 from servers.core import catalog
 from servers.core.cores import usable_cores
@@ -292,7 +293,7 @@ class Steps:
         result.mode, result.phase, result.rate, result.loop, result.rerun = mode, phase, rate, "open", rerun
         result.connections, result.duration_s = None, round(seconds, 3)
         result.slo = slo.as_dict()
-        result.tool, result.tool_version = ("wsload", self.ws_loop.version()) if ws else ("vegeta", self.vegeta_version())
+        result.tool, result.tool_version = ("wsload", ws_version()) if ws else ("vegeta", self.vegeta_version())
         if result.tls_verified is not None:
             result.tls_verified = self.openloop.vegeta.verifies_certificate
         result.url = ws_url(base_url, run.path) if ws else base_url + run.path

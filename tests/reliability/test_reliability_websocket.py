@@ -17,13 +17,12 @@ from websockets.sync.client import connect
 
 from machine import MachineShare
 from servers.core import catalog
+from test_hello_contract import STOP_S, STOP_WAIT_MOST_S  # the contract's 5 s, and a busy machine's stretch
 from wsgrid import grid
 
 pytestmark = pytest.mark.reliability
 
 SOCKETS = 100
-STOP_S = 5.0  # the contract: SIGTERM stops an entry, workers included, within 5 s
-STOP_WAIT_MOST_S = 25.0  # how long a busy machine may stretch it
 SEEN_WITHIN_S = 5.0  # after the exit, how long a client may take to see its socket end
 NO_CLOSE_FRAME = 1006  # what a client reports when the connection ended without a close frame (RFC 6455 7.1.5)
 
